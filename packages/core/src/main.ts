@@ -1,0 +1,39 @@
+import { pino } from 'pino';
+import { loadConfig } from './config.js';
+import { createCoreServer } from './server.js';
+import { createStore } from './store/index.js';
+
+// Wiring only: config, parts, listen, signals. The behaviour lives in the parts.
+const result = loadConfig(process.env);
+if (!result.ok) {
+  process.stderr.write(`core: invalid configuration\n${result.problems.map((p) => `  - ${p}\n`).join('')}`);
+  process.exit(2);
+}
+const { config } = result;
+const logger = pino({ name: 'core', level: config.logLevel });
+const store = createStore(config);
+const server = createCoreServer(config, { store, logger });
+
+server.listen(config.port, config.host, () => {
+  const address = server.address();
+  const port = typeof address === 'object' && address !== null ? address.port : config.port;
+  logger.info({ url: `http://${config.host}:${port}`, store: config.store.kind }, 'core listening');
+});
+
+let stopping = false;
+function shutdown(signal: NodeJS.Signals): void {
+  if (stopping) return;
+  stopping = true;
+  logger.info({ signal }, 'core draining');
+  // Requests in flight finish; idle keep-alive sockets close now; stragglers are cut at the deadline.
+  const deadline = setTimeout(() => server.closeAllConnections(), config.shutdownTimeoutMs);
+  deadline.unref();
+  server.close(async () => {
+    await store.close();
+    logger.info('core stopped');
+    process.exit(0);
+  });
+  server.closeIdleConnections();
+}
+process.on('SIGTERM', shutdown);
+process.on('SIGINT', shutdown);
