@@ -1,5 +1,6 @@
 import { pino } from 'pino';
 import { loadConfig } from './config.js';
+import { drain } from './http/drain.js';
 import { createCoreServer } from './server.js';
 import { createStore } from './store/index.js';
 
@@ -25,15 +26,12 @@ function shutdown(signal: NodeJS.Signals): void {
   if (stopping) return;
   stopping = true;
   logger.info({ signal }, 'core draining');
-  // Requests in flight finish; idle keep-alive sockets close now; stragglers are cut at the deadline.
-  const deadline = setTimeout(() => server.closeAllConnections(), config.shutdownTimeoutMs);
-  deadline.unref();
-  server.close(async () => {
-    await store.close();
-    logger.info('core stopped');
-    process.exit(0);
-  });
-  server.closeIdleConnections();
+  void drain(server, config.shutdownTimeoutMs)
+    .then(() => store.close())
+    .then(() => {
+      logger.info('core stopped');
+      process.exit(0);
+    });
 }
 process.on('SIGTERM', shutdown);
 process.on('SIGINT', shutdown);

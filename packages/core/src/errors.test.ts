@@ -1,0 +1,20 @@
+import assert from 'node:assert/strict';
+import { STATUS_CODES } from 'node:http';
+import { test } from 'node:test';
+import { ERRORS, HttpError, errorBody, type ErrorCode } from './errors.js';
+
+test('every code is snake_case with a 4xx/5xx status and a sentence for a message', () => {
+  for (const [code, { status, message }] of Object.entries(ERRORS)) {
+    assert.match(code, /^[a-z]+(_[a-z0-9]+)*$/, code);
+    assert.ok(status >= 400 && status <= 599 && STATUS_CODES[status] !== undefined, code);
+    assert.match(message, /^[A-Z].*\.$/, code);
+  }
+});
+
+test('an HttpError carries the status of its code into the body', () => {
+  for (const code of Object.keys(ERRORS) as ErrorCode[]) {
+    const error = new HttpError(code);
+    assert.deepEqual(error.toBody(), { code, message: ERRORS[code].message, status: ERRORS[code].status });
+    assert.deepEqual(errorBody(code, 'custom'), { code, message: 'custom', status: ERRORS[code].status });
+  }
+});

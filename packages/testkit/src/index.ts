@@ -1,0 +1,3 @@
+export { freePort } from './free-port.js';
+export { redisSkipReason, startRedis, type RedisServer, type StartRedisOptions } from './redis-server.js';
+export { startService, type ServiceProcess, type StartServiceOptions } from './service-process.js';
