@@ -2,7 +2,7 @@
 // `npm test`: every *.test.ts of every package on the node:test runner, through tsx.
 // Node 20 has no test-file globs for .ts, so the files are listed here.
 import { spawnSync } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -10,6 +10,7 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const SKIP = new Set(['node_modules', 'dist', 'results']);
 
 function findTests(dir) {
+  if (!existsSync(dir)) return [];
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     const path = join(dir, entry.name);
     if (entry.isDirectory()) return SKIP.has(entry.name) ? [] : findTests(path);
