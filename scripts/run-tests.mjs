@@ -20,7 +20,7 @@ function findTests(dir) {
 
 // Narrow with arguments: `npm test -- packages/core` runs only the files under those paths.
 const filters = process.argv.slice(2);
-const files = [...findTests(join(root, 'packages')), ...findTests(join(root, 'bench'))]
+const files = ['packages', 'bench', 'test'].flatMap((dir) => findTests(join(root, dir)))
   .map((file) => relative(root, file))
   .filter((file) => filters.length === 0 || filters.some((filter) => file.startsWith(filter)))
   .sort();

@@ -30,6 +30,9 @@ const EnvSchema = z
     }
   });
 
+/** The names of every variable the core reads (docker compose may set no other). */
+export const CORE_ENV_NAMES: readonly string[] = Object.keys(EnvSchema.shape);
+
 export interface CoreConfig {
   readonly port: number;
   readonly host: string;

@@ -1,0 +1,62 @@
+import { BlockList, isIP } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { z } from 'zod';
+
+/** The interface document shipped with the core; any backend's document can replace it. */
+const DEFAULT_OPENAPI_FILE = fileURLToPath(new URL('../../../core/openapi.json', import.meta.url));
+
+const port = z.coerce.number().int().min(0).max(65535);
+const ms = z.coerce.number().int().min(1);
+
+/** A comma-separated list of IPs and CIDRs (`10.0.0.0/8, ::1`); empty trusts no proxy. */
+const cidrList = z
+  .string()
+  .transform((value, ctx) => {
+    const entries = value.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
+    for (const entry of entries) {
+      const [address = '', prefix] = entry.split('/');
+      const family = isIP(address);
+      const bits = family === 4 ? 32 : 128;
+      if (family === 0 || (prefix !== undefined && !(/^\d{1,3}$/.test(prefix) && Number(prefix) <= bits))) {
+        ctx.addIssue({ code: 'custom', message: `"${entry}" is not an IP address or CIDR` });
+      }
+    }
+    return entries;
+  });
+
+/** Every environment variable the gateway reads, with its default. Nothing else reads the env. */
+export const GatewayEnv = z.object({
+  PORT: port.default(8080),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  UPSTREAM_URL: z.url({ protocol: /^https?$/ }).default('http://127.0.0.1:8081'),
+  UPSTREAM_TIMEOUT_MS: ms.default(10_000),
+  UPSTREAM_IDLE_TIMEOUT_MS: ms.default(30_000),
+  UPSTREAM_MAX_SOCKETS: z.coerce.number().int().min(1).default(256),
+  UPSTREAM_READY_PATH: z.string().startsWith('/').default('/readyz'),
+  OPENAPI_FILE: z.string().min(1).default(DEFAULT_OPENAPI_FILE),
+  BODY_LIMIT_BYTES: z.coerce.number().int().min(1).max(16 * 1024 * 1024).default(64 * 1024),
+  TRUST_PROXY: cidrList.default([]),
+  HEADERS_TIMEOUT_MS: ms.default(10_000),
+  REQUEST_TIMEOUT_MS: ms.default(30_000),
+  MAX_HEADER_SIZE: z.coerce.number().int().min(1024).max(1024 * 1024).default(16 * 1024),
+  KEEP_ALIVE_TIMEOUT_MS: ms.default(5_000),
+  SHUTDOWN_TIMEOUT_MS: ms.default(10_000),
+  ENFORCE_SUNSET: z.stringbool().default(true),
+  DEPRECATION_DOC_URL: z.string().min(1).optional(),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+/** The names of every variable the gateway reads (docker compose may set no other). */
+export const GATEWAY_ENV_NAMES: readonly string[] = Object.keys(GatewayEnv.shape);
+
+/** A BlockList of the trusted proxies, for `X-Forwarded-For` decisions. */
+export function trustedProxies(entries: readonly string[]): BlockList {
+  const list = new BlockList();
+  for (const entry of entries) {
+    const [address = '', prefix] = entry.split('/');
+    const type = isIP(address) === 4 ? 'ipv4' : 'ipv6';
+    if (prefix === undefined) list.addAddress(address, type);
+    else list.addSubnet(address, Number(prefix), type);
+  }
+  return list;
+}

@@ -1,0 +1,2 @@
+export { GATEWAY_ENV_NAMES } from './env-schema.js';
+export { loadConfig, type ConfigResult, type GatewayConfig } from './load-config.js';

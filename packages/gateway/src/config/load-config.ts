@@ -1,0 +1,72 @@
+import type { BlockList } from 'node:net';
+import { GatewayEnv, trustedProxies } from './env-schema.js';
+
+export interface GatewayConfig {
+  readonly port: number;
+  readonly host: string;
+  readonly upstream: {
+    readonly url: URL;
+    readonly timeoutMs: number;
+    readonly idleTimeoutMs: number;
+    readonly maxSockets: number;
+    readonly readyPath: string;
+  };
+  readonly openApiFile: string;
+  readonly bodyLimitBytes: number;
+  /** Peers whose `X-Forwarded-*` headers are believed. */
+  readonly trustProxy: BlockList;
+  readonly server: {
+    readonly headersTimeoutMs: number;
+    readonly requestTimeoutMs: number;
+    readonly maxHeaderSize: number;
+    readonly keepAliveTimeoutMs: number;
+  };
+  readonly shutdownTimeoutMs: number;
+  /** Answer 410 for deprecated operations once their sunset has passed. */
+  readonly enforceSunset: boolean;
+  /** Overrides the `rel="deprecation"` link target. */
+  readonly deprecationDocUrl: string | undefined;
+  readonly logLevel: string;
+}
+
+export type ConfigResult =
+  | { readonly ok: true; readonly config: GatewayConfig }
+  | { readonly ok: false; readonly problems: readonly string[] };
+
+/** Parses the environment once; on failure lists every problem, one line per variable. */
+export function loadConfig(env: Readonly<Record<string, string | undefined>>): ConfigResult {
+  // An empty variable means "unset", as with `VAR= cmd`.
+  const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== ''));
+  const parsed = GatewayEnv.safeParse(present);
+  if (!parsed.success) {
+    return { ok: false, problems: parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`) };
+  }
+  const e = parsed.data;
+  const config: GatewayConfig = {
+    port: e.PORT,
+    host: e.HOST,
+    upstream: {
+      url: new URL(e.UPSTREAM_URL),
+      timeoutMs: e.UPSTREAM_TIMEOUT_MS,
+      idleTimeoutMs: e.UPSTREAM_IDLE_TIMEOUT_MS,
+      maxSockets: e.UPSTREAM_MAX_SOCKETS,
+      readyPath: e.UPSTREAM_READY_PATH,
+    },
+    openApiFile: e.OPENAPI_FILE,
+    bodyLimitBytes: e.BODY_LIMIT_BYTES,
+    trustProxy: trustedProxies(e.TRUST_PROXY),
+    server: {
+      headersTimeoutMs: e.HEADERS_TIMEOUT_MS,
+      requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
+      maxHeaderSize: e.MAX_HEADER_SIZE,
+      keepAliveTimeoutMs: e.KEEP_ALIVE_TIMEOUT_MS,
+    },
+    shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
+    enforceSunset: e.ENFORCE_SUNSET,
+    deprecationDocUrl: e.DEPRECATION_DOC_URL,
+    logLevel: e.LOG_LEVEL,
+  };
+  Object.freeze(config.upstream);
+  Object.freeze(config.server);
+  return { ok: true, config: Object.freeze(config) };
+}
