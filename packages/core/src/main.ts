@@ -1,6 +1,6 @@
 import { pino } from 'pino';
 import { loadConfig } from './config.js';
-import { drain } from './http/drain.js';
+import { drain } from '@animal-store/http-kit';
 import { createCoreServer } from './server.js';
 import { createStore } from './store/index.js';
 

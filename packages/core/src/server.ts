@@ -1,8 +1,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { CoreConfig } from './config.js';
-import { HttpError } from './errors.js';
-import { handleClientError } from './http/client-error.js';
+import { createClientErrorHandler } from '@animal-store/http-kit';
+import { errorBody, HttpError } from './errors.js';
 import { sendError, sendReply } from './http/reply.js';
 import { buildOpenApiDocument, serializeDocument } from './openapi/index.js';
 import { createRouter } from './routes/router.js';
@@ -52,7 +52,7 @@ export function createCoreServer(config: CoreConfig, deps: CoreDeps): Server {
     { keepAliveTimeout: config.keepAliveTimeoutMs, headersTimeout: 10_000, requestTimeout: 30_000 },
     (req, res) => void handle(req, res),
   );
-  server.on('clientError', handleClientError);
+  server.on('clientError', createClientErrorHandler(errorBody));
   return server;
 }
 

@@ -1,0 +1,31 @@
+/**
+ * Every error the gateway itself answers with: a stable snake_case code, its HTTP status and the
+ * default message. Errors the upstream answers with pass through unchanged. The README's gateway
+ * error table is this table; `errors.test.ts` walks it.
+ */
+export const ERRORS = {
+  bad_request: { status: 400, message: 'The request is not valid HTTP.' },
+  not_found: { status: 404, message: 'No operation at this path.' },
+  method_not_allowed: { status: 405, message: 'This method is not allowed on this path.' },
+  request_timeout: { status: 408, message: 'The request took too long to arrive.' },
+  gone: { status: 410, message: 'This operation has been removed.' },
+  payload_too_large: { status: 413, message: 'The request body is larger than the limit.' },
+  headers_too_large: { status: 431, message: 'The request headers are too large.' },
+  internal_error: { status: 500, message: 'An unexpected error occurred in the gateway.' },
+  bad_gateway: { status: 502, message: 'The upstream service could not be reached or answered invalidly.' },
+  not_ready: { status: 503, message: 'The gateway is not ready.' },
+  upstream_timeout: { status: 504, message: 'The upstream service did not answer in time.' },
+} as const satisfies Record<string, { status: number; message: string }>;
+
+export type ErrorCode = keyof typeof ERRORS;
+
+export interface ErrorBody {
+  readonly code: ErrorCode;
+  readonly message: string;
+  readonly status: number;
+}
+
+/** The Error body for `code`, with an optional more specific message. */
+export function errorBody(code: ErrorCode, message?: string): ErrorBody {
+  return { code, message: message ?? ERRORS[code].message, status: ERRORS[code].status };
+}

@@ -1,0 +1,75 @@
+import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
+import type { ClientView } from './client-view.js';
+
+/** Hop-by-hop headers (RFC 9110 §7.6.1) and the proxy-only ones: never forwarded either way. */
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+]);
+
+/** Headers the gateway answers itself or sets from its own view. */
+const SET_BY_GATEWAY = new Set(['expect', 'forwarded', 'x-real-ip', 'x-request-id', 'content-length']);
+
+/** Names listed in `Connection` are hop-by-hop too. */
+function connectionTokens(value: string | string[] | undefined): Set<string> {
+  const text = Array.isArray(value) ? value.join(',') : (value ?? '');
+  return new Set(text.split(',').map((token) => token.trim().toLowerCase()).filter((token) => token !== ''));
+}
+
+/** True for a header name that must not cross the gateway in either direction. */
+export function isHopByHop(name: string, connection: Set<string>): boolean {
+  return HOP_BY_HOP.has(name) || connection.has(name);
+}
+
+/**
+ * The headers to send upstream: the client's, less hop-by-hop ones, less any identity the client
+ * claims (`X-Api-*` is the gateway's to set), less `X-Forwarded-*` (rebuilt from the trusted view),
+ * with an exact `Content-Length` for the buffered body.
+ */
+export function upstreamHeaders(
+  incoming: IncomingHttpHeaders,
+  client: ClientView,
+  requestId: string,
+  bodyLength: number | undefined,
+): OutgoingHttpHeaders {
+  const connection = connectionTokens(incoming.connection);
+  const headers: OutgoingHttpHeaders = {};
+  for (const [name, value] of Object.entries(incoming)) {
+    if (value === undefined || isHopByHop(name, connection) || SET_BY_GATEWAY.has(name)) continue;
+    if (name.startsWith('x-api-') || name.startsWith('x-forwarded-')) continue;
+    headers[name] = value;
+  }
+  headers['x-request-id'] = requestId;
+  headers['x-forwarded-for'] = client.forwardedFor;
+  headers['x-forwarded-proto'] = client.proto;
+  if (client.host !== '') headers['x-forwarded-host'] = client.host;
+  if (bodyLength !== undefined) headers['content-length'] = String(bodyLength);
+  return headers;
+}
+
+/**
+ * The upstream's response headers as a flat `[name, value, …]` list (repeats kept, e.g.
+ * `Set-Cookie`), less hop-by-hop ones and less those the gateway sets (`overridden`).
+ */
+export function downstreamHeaders(rawHeaders: readonly string[], overridden: ReadonlySet<string>): string[] {
+  const connection = new Set<string>();
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    if ((rawHeaders[i] as string).toLowerCase() === 'connection') {
+      for (const token of connectionTokens(rawHeaders[i + 1])) connection.add(token);
+    }
+  }
+  const kept: string[] = [];
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    const name = (rawHeaders[i] as string).toLowerCase();
+    if (isHopByHop(name, connection) || overridden.has(name)) continue;
+    kept.push(rawHeaders[i] as string, rawHeaders[i + 1] as string);
+  }
+  return kept;
+}

@@ -1,0 +1,146 @@
+import { Agent, request as httpRequest, type ClientRequest, type IncomingMessage } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { pipeline, Readable } from 'node:stream';
+import httpProxy from 'http-proxy';
+import { downstreamHeaders } from '../http/upstream-headers.js';
+import type { ForwardOutcome, ForwardRequest, Upstream } from './upstream.js';
+
+export interface HttpProxyUpstreamOptions {
+  readonly target: URL;
+  /** Longest wait for the upstream's response headers. */
+  readonly timeoutMs: number;
+  /** Idle keep-alive sockets close after this; keep it below the upstream's keep-alive timeout. */
+  readonly idleTimeoutMs: number;
+  readonly maxSockets: number;
+  readonly readyPath: string;
+}
+
+const READY_TIMEOUT_MS = 1000;
+
+class UpstreamTimeoutError extends Error {
+  constructor(ms: number) {
+    super(`upstream did not answer within ${ms} ms`);
+    this.name = 'UpstreamTimeoutError';
+  }
+}
+
+interface Exchange {
+  readonly request: ForwardRequest;
+  readonly settle: (outcome: ForwardOutcome) => void;
+  proxyReq: ClientRequest | undefined;
+  timer: NodeJS.Timeout | undefined;
+  settled: boolean;
+  timedOut: boolean;
+}
+
+/**
+ * The proxy engine, on http-proxy 1.18.1 — the only file that imports it. Hardening on top of it:
+ * - its `deleteLength` pass is removed (CVE-2026-29057: it turned a chunked DELETE/OPTIONS into
+ *   `Content-Length: 0` and still piped the body, smuggling a second request); the pipeline sends
+ *   every body buffered with an exact Content-Length instead;
+ * - responses are written here (`selfHandleResponse`), without hop-by-hop headers;
+ * - error handlers on the proxy, the upstream request and both responses; a client that goes away
+ *   destroys the upstream request; a slow upstream is cut at `timeoutMs`.
+ */
+export function createHttpProxyUpstream(options: HttpProxyUpstreamOptions): Upstream {
+  const secure = options.target.protocol === 'https:';
+  const agentOptions = { keepAlive: true, maxSockets: options.maxSockets, timeout: options.idleTimeoutMs, scheduling: 'lifo' as const };
+  const agent = secure ? new HttpsAgent(agentOptions) : new Agent(agentOptions);
+  const proxy = httpProxy.createProxyServer({
+    target: options.target.href,
+    agent,
+    selfHandleResponse: true,
+    changeOrigin: true,
+    xfwd: false,
+    ws: false,
+  });
+  const server = proxy as unknown as { webPasses: { name: string }[] };
+  server.webPasses = server.webPasses.filter((pass) => pass.name !== 'deleteLength');
+  const exchanges = new WeakMap<IncomingMessage, Exchange>();
+
+  proxy.on('proxyReq', (proxyReq, req) => {
+    const exchange = exchanges.get(req);
+    if (exchange === undefined || exchange.settled) {
+      proxyReq.destroy();
+      return;
+    }
+    exchange.proxyReq = proxyReq;
+  });
+
+  proxy.on('proxyRes', (proxyRes, req, res) => {
+    const exchange = exchanges.get(req);
+    if (exchange === undefined || exchange.settled) {
+      proxyRes.destroy();
+      return;
+    }
+    const { responseHeaders } = exchange.request;
+    const headers = downstreamHeaders(proxyRes.rawHeaders, new Set(Object.keys(responseHeaders)));
+    for (const [name, value] of Object.entries(responseHeaders)) headers.push(name, value);
+    res.writeHead(proxyRes.statusCode ?? 502, headers);
+    pipeline(proxyRes, res, () => {});
+    finish(exchange, { kind: 'proxied', status: proxyRes.statusCode ?? 502 });
+  });
+
+  // With a callback on every call http-proxy reports errors there; this only guards the process.
+  proxy.on('error', () => {});
+
+  function finish(exchange: Exchange, outcome: ForwardOutcome): void {
+    // The timeout covers the wait for response headers only; a streaming body may take longer.
+    clearTimeout(exchange.timer);
+    if (exchange.settled) return;
+    exchange.settled = true;
+    exchange.settle(outcome);
+  }
+
+  return {
+    forward(request) {
+      return new Promise((settle) => {
+        const { req, res } = request;
+        const exchange: Exchange = { request, settle, proxyReq: undefined, timer: undefined, settled: false, timedOut: false };
+        exchanges.set(req, exchange);
+
+        exchange.timer = setTimeout(() => {
+          exchange.timedOut = true;
+          exchange.proxyReq?.destroy();
+          finish(exchange, { kind: 'failed', code: 'upstream_timeout', cause: new UpstreamTimeoutError(options.timeoutMs) });
+        }, options.timeoutMs);
+        res.once('close', () => {
+          // The client went away before the answer was complete: stop the upstream work too.
+          if (!res.writableFinished) exchange.proxyReq?.destroy();
+          finish(exchange, { kind: 'client_gone' });
+        });
+
+        req.url = request.path;
+        req.headers = request.headers as IncomingMessage['headers'];
+        const body = Readable.from(request.body === undefined ? [] : [request.body]);
+        proxy.web(req, res, { buffer: body }, (error: Error) => {
+          if (res.headersSent) {
+            res.destroy();
+            return;
+          }
+          finish(exchange, exchange.timedOut
+            ? { kind: 'failed', code: 'upstream_timeout', cause: error }
+            : { kind: 'failed', code: 'bad_gateway', cause: error });
+        });
+      });
+    },
+
+    ready() {
+      return new Promise((resolve) => {
+        const url = new URL(options.readyPath, options.target);
+        const probe = (secure ? httpsRequest : httpRequest)(url, { agent, timeout: READY_TIMEOUT_MS }, (res: IncomingMessage) => {
+          res.resume();
+          resolve((res.statusCode ?? 500) < 300);
+        });
+        probe.on('timeout', () => probe.destroy(new UpstreamTimeoutError(READY_TIMEOUT_MS)));
+        probe.on('error', () => resolve(false));
+        probe.end();
+      });
+    },
+
+    close() {
+      proxy.close();
+      agent.destroy();
+    },
+  };
+}

@@ -1,0 +1,16 @@
+/**
+ * True when `path` is already in the one form an operation is matched in: absolute, no empty
+ * segments (`//`), no dot segments, not even percent-encoded ones (`%2e%2e`), no encoded slash or
+ * backslash, no backslash, no control characters. Anything else is refused (404) rather than
+ * normalised, so the gateway and the upstream can never disagree about which resource a path names.
+ */
+export function isCanonicalPath(path: string): boolean {
+  if (!path.startsWith('/') || path.includes('\\') || /[\x00-\x20\x7f]/.test(path)) return false;
+  if (/%(2f|5c|00)/i.test(path)) return false;
+  const segments = path.split('/').slice(1);
+  return segments.every((segment, index) => {
+    if (segment === '') return index === segments.length - 1 && segments.length === 1; // only "/" itself
+    const decoded = segment.replace(/%2e/gi, '.');
+    return decoded !== '.' && decoded !== '..';
+  });
+}

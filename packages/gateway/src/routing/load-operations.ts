@@ -1,0 +1,74 @@
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
+import type { Operation } from './operation.js';
+
+const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
+
+const instant = z.iso.datetime({ offset: true }).transform((value) => new Date(value));
+
+const OperationObject = z.looseObject({
+  operationId: z.string().regex(/^[A-Za-z][A-Za-z0-9_]*$/),
+  description: z.string().optional(),
+  deprecated: z.boolean().optional(),
+  security: z.array(z.record(z.string(), z.array(z.string()))).optional(),
+  'x-deprecated-at': instant.optional(),
+  'x-sunset': instant.optional(),
+  'x-successor-version': z.string().startsWith('/').optional(),
+});
+
+const Document = z.looseObject({
+  openapi: z.string().regex(/^3\.[01]\.\d+$/, { error: 'must be an OpenAPI 3.0 or 3.1 document' }),
+  servers: z
+    .array(z.looseObject({ url: z.string(), variables: z.record(z.string(), z.looseObject({ default: z.string() })).optional() }))
+    .min(1),
+  security: z.array(z.record(z.string(), z.array(z.string()))).optional(),
+  paths: z.record(z.string().regex(/^\/[^?#]*$/), z.looseObject(Object.fromEntries(METHODS.map((m) => [m, OperationObject.optional()])))),
+});
+
+/**
+ * The operations of an OpenAPI document, with the base path of its first server (`/v1`) in
+ * front of each path. Throws with every problem listed when the document is not usable.
+ */
+export function loadOperations(file: string): Operation[] {
+  let json: unknown;
+  try {
+    json = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (error) {
+    throw new Error(`OPENAPI_FILE ${file}: ${(error as Error).message}`);
+  }
+  const parsed = Document.safeParse(json);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
+    throw new Error(`OPENAPI_FILE ${file} is not a usable OpenAPI document:\n  - ${problems.join('\n  - ')}`);
+  }
+  const doc = parsed.data;
+  const basePath = serverBasePath(doc.servers[0] as z.infer<typeof Document>['servers'][number]);
+  const operations: Operation[] = [];
+  for (const [path, item] of Object.entries(doc.paths)) {
+    for (const method of METHODS) {
+      const op = item[method] as z.infer<typeof OperationObject> | undefined;
+      if (op === undefined) continue;
+      const template = `${basePath}${path}`;
+      const security = op.security ?? doc.security ?? [];
+      operations.push({
+        operationId: op.operationId,
+        method: method.toUpperCase(),
+        template,
+        segments: template.split('/').slice(1).map((segment) => (/^\{[^}]+\}$/.test(segment) ? null : segment)),
+        // `security: [{}]` (an empty requirement) makes a credential optional.
+        requiresAuth: security.length > 0 && security.every((requirement) => Object.keys(requirement).length > 0),
+        deprecation: op.deprecated
+          ? { deprecatedAt: op['x-deprecated-at'], sunset: op['x-sunset'], successor: op['x-successor-version'], note: op.description }
+          : undefined,
+      });
+    }
+  }
+  return operations;
+}
+
+/** The path of a server URL with its variables at their defaults: `https://{host}/v1` → `/v1`. */
+function serverBasePath(server: { url: string; variables?: Record<string, { default: string }> | undefined }): string {
+  const url = server.url.replace(/\{([^}]+)\}/g, (_, name: string) => server.variables?.[name]?.default ?? name);
+  const path = new URL(url, 'http://relative.invalid').pathname.replace(/\/+$/, '');
+  return path;
+}

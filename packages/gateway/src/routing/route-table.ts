@@ -1,0 +1,67 @@
+import { isCanonicalPath } from './canonical-path.js';
+import type { Operation } from './operation.js';
+
+export type RouteMatch =
+  | { readonly kind: 'operation'; readonly operation: Operation; readonly params: readonly string[] }
+  | { readonly kind: 'method_not_allowed'; readonly allow: string }
+  | { readonly kind: 'not_found' };
+
+interface PathEntry {
+  readonly segments: readonly (string | null)[];
+  readonly byMethod: ReadonlyMap<string, Operation>;
+  readonly allow: string;
+}
+
+/**
+ * Matches method and raw path against the operations. Literal segments compare exactly
+ * (case-sensitive); a parameter takes one whole segment. Paths that are not canonical match nothing.
+ */
+export function createRouteTable(operations: readonly Operation[]): (method: string, path: string) => RouteMatch {
+  const byTemplate = new Map<string, Operation[]>();
+  for (const operation of operations) {
+    const list = byTemplate.get(operation.template) ?? [];
+    list.push(operation);
+    byTemplate.set(operation.template, list);
+  }
+  // Templates with more literal segments win (`/pets/mine` before `/pets/{petId}`).
+  const entries: PathEntry[] = [...byTemplate.values()]
+    .map((ops) => ({
+      segments: (ops[0] as Operation).segments,
+      byMethod: new Map(ops.map((op) => [op.method, op])),
+      allow: ops.map((op) => op.method).join(', '),
+    }))
+    .sort((a, b) => literalCount(b.segments) - literalCount(a.segments));
+
+  return function matchRoute(method, path) {
+    if (!isCanonicalPath(path)) return { kind: 'not_found' };
+    const parts = path.split('/').slice(1);
+    for (const entry of entries) {
+      const params = matchSegments(entry.segments, parts);
+      if (params === undefined) continue;
+      const operation = entry.byMethod.get(method);
+      if (operation === undefined) return { kind: 'method_not_allowed', allow: entry.allow };
+      return { kind: 'operation', operation, params };
+    }
+    return { kind: 'not_found' };
+  };
+}
+
+function literalCount(segments: readonly (string | null)[]): number {
+  return segments.filter((segment) => segment !== null).length;
+}
+
+function matchSegments(template: readonly (string | null)[], parts: readonly string[]): string[] | undefined {
+  if (template.length !== parts.length) return undefined;
+  const params: string[] = [];
+  for (let i = 0; i < parts.length; i++) {
+    const expected = template[i];
+    const actual = parts[i] as string;
+    if (expected === null) {
+      if (actual === '') return undefined;
+      params.push(actual);
+    } else if (expected !== actual) {
+      return undefined;
+    }
+  }
+  return params;
+}

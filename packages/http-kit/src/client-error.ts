@@ -1,0 +1,39 @@
+import { STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
+
+/** The Error body both services use: `status` equals the HTTP status. */
+export interface ErrorBodyShape {
+  readonly code: string;
+  readonly message: string;
+  readonly status: number;
+}
+
+/** What Node's parser refused a request for, in the terms of the services' error tables. */
+export type ClientErrorKind = 'bad_request' | 'request_timeout' | 'headers_too_large';
+
+/** Maps a `clientError` from Node's HTTP parser to the kind of answer it deserves. */
+export function clientErrorKind(error: NodeJS.ErrnoException): ClientErrorKind {
+  if (error.code === 'HPE_HEADER_OVERFLOW') return 'headers_too_large';
+  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') return 'request_timeout';
+  return 'bad_request';
+}
+
+/**
+ * A `clientError` listener: answers a request Node's parser refused (malformed, headers too large,
+ * too slow to arrive) with the Error body `bodyFor` gives, where the socket still takes an answer,
+ * then closes the connection. A reset socket is simply destroyed.
+ */
+export function createClientErrorHandler(bodyFor: (kind: ClientErrorKind) => ErrorBodyShape) {
+  return function onClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
+    if (error.code === 'ECONNRESET' || !socket.writable) {
+      socket.destroy();
+      return;
+    }
+    const body = bodyFor(clientErrorKind(error));
+    const json = JSON.stringify(body);
+    socket.end(
+      `HTTP/1.1 ${body.status} ${STATUS_CODES[body.status]}\r\nconnection: close\r\n` +
+        `content-type: application/json\r\ncontent-length: ${Buffer.byteLength(json)}\r\n\r\n${json}`,
+    );
+  };
+}

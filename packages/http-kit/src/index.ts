@@ -1,0 +1,2 @@
+export { clientErrorKind, createClientErrorHandler, type ClientErrorKind, type ErrorBodyShape } from './client-error.js';
+export { drain } from './drain.js';
