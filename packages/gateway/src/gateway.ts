@@ -1,0 +1,139 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createClientErrorHandler } from '@animal-store/http-kit';
+import type { Logger } from 'pino';
+import type { GatewayConfig } from './config/index.js';
+import { DEPRECATION_NOTES_PATH, deprecationHeaders, deprecationNotes, isPastSunset } from './deprecation/index.js';
+import { errorBody } from './errors.js';
+import { clientView } from './http/client-view.js';
+import { BodyTooLargeError, readBody } from './http/read-body.js';
+import { sendError, sendJson } from './http/reply.js';
+import { upstreamHeaders } from './http/upstream-headers.js';
+import { requestIdOf } from './observability/request-id.js';
+import type { Upstream } from './proxy/index.js';
+import { createRouteTable, type Operation } from './routing/index.js';
+
+export interface GatewayDeps {
+  readonly logger: Logger;
+  readonly upstream: Upstream;
+  /** The operations of the interface document (see `loadOperations`). */
+  readonly operations: readonly Operation[];
+  /** Milliseconds since the epoch; injected so tests can stand on either side of a sunset. */
+  readonly now?: () => number;
+}
+
+/**
+ * The gateway as a `node:http` server, not yet listening. Per request:
+ * route → (authenticate, rate-limit: coming) → sunset → headers → buffer body → proxy → map failures.
+ * Every answer the gateway makes itself is the `{code, message, status}` Error body.
+ */
+export function createGateway(config: GatewayConfig, deps: GatewayDeps): Server {
+  const { logger, upstream, operations } = deps;
+  const now = deps.now ?? Date.now;
+  const matchRoute = createRouteTable(operations);
+  const docUrl = config.deprecationDocUrl ?? DEPRECATION_NOTES_PATH;
+  const notes = deprecationNotes(operations);
+
+  async function handle(req: IncomingMessage, res: ServerResponse, headers: Record<string, string>): Promise<string> {
+    const url = req.url ?? '/';
+    const queryStart = url.indexOf('?');
+    const path = queryStart === -1 ? url : url.slice(0, queryStart);
+    const method = req.method ?? 'GET';
+
+    if (path === '/healthz') return reply(res, 200, { status: 'ok' }, headers, 'health');
+    if (path === '/readyz') {
+      if (await upstream.ready()) return reply(res, 200, { status: 'ready' }, headers, 'health');
+      sendError(res, 'not_ready', headers, 'The upstream service is not reachable.');
+      return 'health';
+    }
+    if (path === DEPRECATION_NOTES_PATH && method === 'GET' && config.deprecationDocUrl === undefined) {
+      res.writeHead(200, { ...headers, 'content-type': 'text/markdown; charset=utf-8', 'content-length': Buffer.byteLength(notes) });
+      res.end(notes);
+      return 'docs';
+    }
+
+    const match = matchRoute(method, path);
+    if (match.kind === 'not_found') return error(res, 'not_found', headers);
+    if (match.kind === 'method_not_allowed') {
+      sendError(res, 'method_not_allowed', { ...headers, allow: match.allow }, `${method} is not allowed here; allowed: ${match.allow}.`);
+      return 'method_not_allowed';
+    }
+    const { operation } = match;
+    const { deprecation } = operation;
+    if (deprecation !== undefined) {
+      Object.assign(headers, deprecationHeaders(deprecation, docUrl));
+      if (config.enforceSunset && isPastSunset(deprecation, now())) {
+        const successor = deprecation.successor === undefined ? '' : ` Use GET ${deprecation.successor} instead.`;
+        sendError(res, 'gone', headers, `${operation.operationId} was removed on ${deprecation.sunset?.toUTCString()}.${successor}`);
+        return 'gone';
+      }
+    }
+
+    let body: Buffer | undefined;
+    try {
+      body = await readBody(req, config.bodyLimitBytes);
+    } catch (failure) {
+      if (!(failure instanceof BodyTooLargeError)) throw failure;
+      // The unread rest of the body makes the connection unusable.
+      sendError(res, 'payload_too_large', { ...headers, connection: 'close' }, failure.message);
+      return 'payload_too_large';
+    }
+    const client = clientView(req, config.trustProxy);
+    const outcome = await upstream.forward({
+      req,
+      res,
+      path: url,
+      headers: upstreamHeaders(req.headers, client, headers['x-request-id'] as string, body?.length),
+      body,
+      responseHeaders: headers,
+    });
+    if (outcome.kind === 'failed') {
+      logger.warn({ err: outcome.cause, requestId: headers['x-request-id'] }, outcome.code);
+      return error(res, outcome.code, headers);
+    }
+    return outcome.kind;
+  }
+
+  const server = createServer(
+    {
+      headersTimeout: config.server.headersTimeoutMs,
+      requestTimeout: config.server.requestTimeoutMs,
+      maxHeaderSize: config.server.maxHeaderSize,
+      keepAliveTimeout: config.server.keepAliveTimeoutMs,
+      // How often Node looks for requests past headersTimeout/requestTimeout (default 30 s).
+      connectionsCheckingInterval: Math.max(50, Math.min(1000, config.server.headersTimeoutMs / 2)),
+    },
+    (req, res) => {
+      const started = performance.now();
+      const headers: Record<string, string> = { 'x-request-id': requestIdOf(req.headers['x-request-id']) };
+      handle(req, res, headers)
+        .catch((failure: unknown) => {
+          logger.error({ err: failure, requestId: headers['x-request-id'] }, 'request failed');
+          if (res.headersSent) res.destroy();
+          else sendError(res, 'internal_error', headers);
+          return 'internal_error';
+        })
+        .then((outcome) => {
+          logger.info({
+            requestId: headers['x-request-id'],
+            method: req.method,
+            url: req.url,
+            status: res.statusCode,
+            outcome,
+            ms: Math.round((performance.now() - started) * 100) / 100,
+          });
+        });
+    },
+  );
+  server.on('clientError', createClientErrorHandler(errorBody));
+  return server;
+}
+
+function reply(res: ServerResponse, status: number, body: unknown, headers: Record<string, string>, outcome: string): string {
+  sendJson(res, status, body, headers);
+  return outcome;
+}
+
+function error(res: ServerResponse, code: Parameters<typeof sendError>[1], headers: Record<string, string>): string {
+  sendError(res, code, headers);
+  return code;
+}

@@ -1,0 +1,44 @@
+import { drain } from '@animal-store/http-kit';
+import { pino } from 'pino';
+import { loadConfig } from './config/index.js';
+import { createGateway } from './gateway.js';
+import { createHttpProxyUpstream } from './proxy/index.js';
+import { loadOperations } from './routing/index.js';
+
+// Wiring only: config, parts, listen, signals. The behaviour lives in the parts.
+const result = loadConfig(process.env);
+if (!result.ok) {
+  process.stderr.write(`gateway: invalid configuration\n${result.problems.map((p) => `  - ${p}\n`).join('')}`);
+  process.exit(2);
+}
+const { config } = result;
+let operations;
+try {
+  operations = loadOperations(config.openApiFile);
+} catch (error) {
+  process.stderr.write(`gateway: invalid configuration\n  - ${(error as Error).message}\n`);
+  process.exit(2);
+}
+const logger = pino({ name: 'gateway', level: config.logLevel });
+const upstream = createHttpProxyUpstream({ target: config.upstream.url, ...config.upstream });
+const server = createGateway(config, { logger, upstream, operations });
+
+server.listen(config.port, config.host, () => {
+  const address = server.address();
+  const port = typeof address === 'object' && address !== null ? address.port : config.port;
+  logger.info({ url: `http://${config.host}:${port}`, upstream: config.upstream.url.href, operations: operations.length }, 'gateway listening');
+});
+
+let stopping = false;
+function shutdown(signal: NodeJS.Signals): void {
+  if (stopping) return;
+  stopping = true;
+  logger.info({ signal }, 'gateway draining');
+  void drain(server, config.shutdownTimeoutMs).then(() => {
+    upstream.close();
+    logger.info('gateway stopped');
+    process.exit(0);
+  });
+}
+process.on('SIGTERM', shutdown);
+process.on('SIGINT', shutdown);
