@@ -1,0 +1,170 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { connect, type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pino } from 'pino';
+import { loadConfig, type GatewayConfig } from '../src/config/index.js';
+import { createGateway } from '../src/gateway.js';
+import { createHttpProxyUpstream, type Upstream } from '../src/proxy/index.js';
+import { loadOperations } from '../src/routing/index.js';
+
+export interface RecordedRequest {
+  readonly method: string;
+  readonly url: string;
+  readonly headers: IncomingHttpHeaders;
+  readonly body: string;
+}
+
+export interface RecordingUpstream {
+  readonly url: string;
+  readonly requests: RecordedRequest[];
+  /** Requests whose connection closed before an answer was sent. */
+  readonly abandoned: string[];
+  close(): Promise<void>;
+}
+
+type Behaviour = (req: IncomingMessage, res: ServerResponse, body: string) => void;
+
+/**
+ * A deliberately simple upstream that records every request it parses. `/hold` never answers,
+ * `/reset` destroys the socket, `/hop` answers with hop-by-hop headers; anything else echoes.
+ */
+export async function startRecordingUpstream(behaviours: Record<string, Behaviour> = {}): Promise<RecordingUpstream> {
+  const requests: RecordedRequest[] = [];
+  const abandoned: string[] = [];
+  const server: Server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk: Buffer) => (body += chunk.toString('latin1')));
+    req.on('end', () => {
+      requests.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body });
+      res.on('close', () => {
+        if (!res.writableFinished) abandoned.push(req.url ?? '');
+      });
+      const path = (req.url ?? '').split('?')[0] as string;
+      const behaviour = behaviours[path] ?? DEFAULT_BEHAVIOURS[path.replace(/^\/v1/, '')] ?? echo;
+      behaviour(req, res, body);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    abandoned,
+    async close() {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
+const echo: Behaviour = (req, res, body) => {
+  const payload = JSON.stringify({ method: req.method, url: req.url, headers: req.headers, body });
+  res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) });
+  res.end(payload);
+};
+
+const DEFAULT_BEHAVIOURS: Record<string, Behaviour> = {
+  '/hold': () => {},
+  '/reset': (req) => req.socket.destroy(),
+  '/hop': (_req, res) => {
+    res.writeHead(200, {
+      connection: 'keep-alive, x-upstream-secret',
+      'keep-alive': 'timeout=30',
+      'x-upstream-secret': 'internal',
+      'proxy-authenticate': 'Basic',
+      'x-request-id': 'upstream-made-this',
+      'set-cookie': ['a=1', 'b=2'],
+      'content-type': 'application/json',
+    });
+    res.end('{}');
+  },
+};
+
+/** An OpenAPI document with arbitrary operations under `/v1`, written to a temp file. */
+export function writeDocument(paths: Record<string, Record<string, Record<string, unknown>>>): string {
+  const file = join(mkdtempSync(join(tmpdir(), 'gw-doc-')), 'openapi.json');
+  const doc = {
+    openapi: '3.1.0',
+    info: { title: 'test', version: '1' },
+    servers: [{ url: 'https://{host}/v1', variables: { host: { default: 'example.test' } } }],
+    security: [{ bearerAuth: [] }],
+    paths,
+  };
+  writeFileSync(file, JSON.stringify(doc));
+  return file;
+}
+
+/** Operations on `/echo`, `/hold`, `/reset`, `/hop`, for proxy tests against a recording upstream. */
+export const PROXY_TEST_PATHS = {
+  '/echo': {
+    get: { operationId: 'echoGet' },
+    post: { operationId: 'echoPost' },
+    delete: { operationId: 'echoDelete' },
+    options: { operationId: 'echoOptions' },
+  },
+  '/hold': { get: { operationId: 'hold' } },
+  '/reset': { get: { operationId: 'reset' } },
+  '/hop': { get: { operationId: 'hop' } },
+};
+
+export interface RunningGateway {
+  readonly url: string;
+  readonly port: number;
+  readonly config: GatewayConfig;
+  readonly upstream: Upstream;
+  close(): Promise<void>;
+}
+
+/** The gateway in this process on 127.0.0.1:0, configured from `env` like the real process. */
+export async function startGateway(env: Record<string, string>, now?: () => number): Promise<RunningGateway> {
+  const result = loadConfig({ PORT: '0', LOG_LEVEL: 'silent', ...env });
+  if (!result.ok) throw new Error(result.problems.join('; '));
+  const { config } = result;
+  const upstream = createHttpProxyUpstream({ target: config.upstream.url, ...config.upstream });
+  const server = createGateway(config, {
+    logger: pino({ level: 'silent' }),
+    upstream,
+    operations: loadOperations(config.openApiFile),
+    ...(now === undefined ? {} : { now }),
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    config,
+    upstream,
+    async close() {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+      upstream.close();
+    },
+  };
+}
+
+/** Writes `raw` bytes to 127.0.0.1:`port` and resolves with everything read until `done` says so or the socket ends. */
+export function rawExchange(port: number, raw: string, done: (text: string) => boolean = () => false, timeoutMs = 3000): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1', () => socket.write(raw));
+    let text = '';
+    const timer = setTimeout(() => {
+      socket.destroy();
+      resolve(text);
+    }, timeoutMs);
+    socket.on('data', (chunk) => {
+      text += chunk.toString('latin1');
+      if (done(text)) {
+        clearTimeout(timer);
+        socket.destroy();
+        resolve(text);
+      }
+    });
+    socket.on('end', () => {
+      clearTimeout(timer);
+      resolve(text);
+    });
+    socket.on('error', reject);
+  });
+}
