@@ -162,5 +162,14 @@ for (const pkg of IMAGES) {
       assert.ok(depsSources.includes(`packages/${workspace}/package.json`), `deps stage lacks ${workspace}`);
     }
     if (pkg === 'gateway') assert.ok(copies.some((copy) => copy.sources.includes('packages/core/openapi.json')));
+
+    // node_modules links workspace dependencies to packages/<name>: the runtime needs their sources.
+    const runtimeSources = copies.filter((copy) => copy.stage > 0 && copy.from === undefined).flatMap((copy) => copy.sources);
+    const { dependencies = {} } = JSON.parse(read(`packages/${pkg}/package.json`)) as { dependencies?: Record<string, string> };
+    for (const dependency of Object.keys(dependencies).filter((name) => name.startsWith('@animal-store/'))) {
+      const dir = `packages/${dependency.slice('@animal-store/'.length)}`;
+      assert.ok(runtimeSources.includes(`${dir}/src`), `runtime stage lacks ${dir}/src`);
+      assert.ok(runtimeSources.includes(`${dir}/package.json`), `runtime stage lacks ${dir}/package.json`);
+    }
   });
 }
