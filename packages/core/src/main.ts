@@ -15,6 +15,11 @@ const logger = pino({ name: 'core', level: config.logLevel });
 const store = createStore(config);
 const server = createCoreServer(config, { store, logger });
 
+server.on('error', (error) => {
+  // Listening failed (port taken, address not available): say so plainly and stop.
+  logger.fatal({ err: error }, `core cannot listen on ${config.host}:${config.port}`);
+  process.exit(1);
+});
 server.listen(config.port, config.host, () => {
   const address = server.address();
   const port = typeof address === 'object' && address !== null ? address.port : config.port;

@@ -23,6 +23,11 @@ const logger = pino({ name: 'gateway', level: config.logLevel });
 const upstream = createHttpProxyUpstream({ target: config.upstream.url, ...config.upstream });
 const server = createGateway(config, { logger, upstream, operations });
 
+server.on('error', (error) => {
+  // Listening failed (port taken, address not available): say so plainly and stop.
+  logger.fatal({ err: error }, `gateway cannot listen on ${config.host}:${config.port}`);
+  process.exit(1);
+});
 server.listen(config.port, config.host, () => {
   const address = server.address();
   const port = typeof address === 'object' && address !== null ? address.port : config.port;

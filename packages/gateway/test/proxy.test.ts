@@ -125,6 +125,22 @@ describe('proxy behaviour against a recording upstream', () => {
   });
 });
 
+describe("Node's server limits answer with Error bodies", () => {
+  test('headers that arrive too slowly get 408, oversized headers 431', async () => {
+    const gateway = await startGateway({ UPSTREAM_URL: 'http://127.0.0.1:9', HEADERS_TIMEOUT_MS: '200', REQUEST_TIMEOUT_MS: '300', MAX_HEADER_SIZE: '2048' });
+    try {
+      const slow = await rawExchange(gateway.port, 'GET /v1/pets HTTP/1.1\r\nHost: gw\r\nX-Slow: 1', () => false, 3000);
+      assert.match(slow, /^HTTP\/1\.1 408 Request Timeout\r\n/);
+      assert.match(slow, /"code":"request_timeout","message":"[^"]+","status":408/);
+      const huge = await rawExchange(gateway.port, `GET /v1/pets HTTP/1.1\r\nHost: gw\r\nX-Big: ${'x'.repeat(4096)}\r\n\r\n`);
+      assert.match(huge, /^HTTP\/1\.1 431 Request Header Fields Too Large\r\n/);
+      assert.match(huge, /"code":"headers_too_large"/);
+    } finally {
+      await gateway.close();
+    }
+  });
+});
+
 describe('upstream refusing connections', () => {
   test('a refused connection is a 502 bad_gateway, and /readyz says not ready', async () => {
     const upstream = await startRecordingUpstream();

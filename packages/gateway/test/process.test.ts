@@ -1,0 +1,58 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { test } from 'node:test';
+import { startService } from '@animal-store/testkit';
+import { PROXY_TEST_PATHS, startRecordingUpstream, writeDocument } from './helpers.js';
+
+const MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url));
+
+function runMain(env: Record<string, string>) {
+  return spawnSync(process.execPath, ['--import', 'tsx', MAIN], { env: { PATH: process.env.PATH, ...env }, encoding: 'utf8', timeout: 20_000 });
+}
+
+test('an invalid configuration exits 2 and names every problem', () => {
+  const run = runMain({ PORT: 'x', UPSTREAM_URL: 'not a url', TRUST_PROXY: '300.1.1.1', ENFORCE_SUNSET: 'perhaps' });
+  assert.equal(run.status, 2, run.stderr);
+  for (const name of ['PORT', 'UPSTREAM_URL', 'TRUST_PROXY', 'ENFORCE_SUNSET']) assert.match(run.stderr, new RegExp(`- ${name}: `));
+});
+
+test('an unusable OpenAPI document exits 2 and says why', () => {
+  const missing = runMain({ OPENAPI_FILE: '/nonexistent/openapi.json' });
+  assert.equal(missing.status, 2);
+  assert.match(missing.stderr, /OPENAPI_FILE \/nonexistent\/openapi\.json: ENOENT/);
+  const wrong = runMain({ OPENAPI_FILE: fileURLToPath(new URL('../package.json', import.meta.url)) });
+  assert.equal(wrong.status, 2);
+  assert.match(wrong.stderr, /not a usable OpenAPI document/);
+});
+
+test('SIGTERM lets the request in flight finish, then exits 0', async () => {
+  let release: () => void = () => {};
+  const held = new Promise<void>((resolve) => (release = resolve));
+  let arrived: () => void = () => {};
+  const arrival = new Promise<void>((resolve) => (arrived = resolve));
+  const upstream = await startRecordingUpstream({
+    '/v1/echo': (_req, res) => {
+      arrived();
+      void held.then(() => res.end('{"late":true}'));
+    },
+  });
+  const gateway = await startService({
+    entry: MAIN,
+    env: { PORT: '0', UPSTREAM_URL: upstream.url, OPENAPI_FILE: writeDocument(PROXY_TEST_PATHS) },
+  });
+  try {
+    const inFlight = fetch(`${gateway.url}/v1/echo`);
+    await arrival;
+    const exitCode = gateway.stop('SIGTERM');
+    while (!gateway.output().includes('gateway draining')) await new Promise((resolve) => setTimeout(resolve, 10));
+    release();
+    const res = await inFlight;
+    assert.equal(res.status, 200);
+    assert.deepEqual(await res.json(), { late: true });
+    assert.equal(await exitCode, 0, gateway.output());
+    assert.match(gateway.output(), /"msg":"gateway draining"[\s\S]*"msg":"gateway stopped"/);
+  } finally {
+    await upstream.close();
+  }
+});

@@ -1,0 +1,39 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { test } from 'node:test';
+
+const LAUNCHER = fileURLToPath(new URL('../scripts/start-stack.ts', import.meta.url));
+
+test('npm start runs the core and the gateway, prints both URLs, and Ctrl-C stops both', async () => {
+  const child = spawn(process.execPath, ['--import', 'tsx', LAUNCHER], {
+    env: { PATH: process.env.PATH ?? '', PORT: '0', CORE_PORT: '0' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  const urls = await new Promise<{ gateway: string; core: string }>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no banner in time:\n${output}`)), 20_000);
+    child.stdout.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      const gateway = /^ {2}gateway {2}(http:\/\/\S+)/m.exec(output)?.[1];
+      const core = /^ {2}core {5}(http:\/\/\S+)/m.exec(output)?.[1];
+      if (gateway !== undefined && core !== undefined) {
+        clearTimeout(timer);
+        resolve({ gateway, core });
+      }
+    });
+  });
+  try {
+    const created = await fetch(`${urls.gateway}/v1/pets`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"name":"Rex","categoryId":1}' });
+    assert.equal(created.status, 201);
+    const listed = (await (await fetch(`${urls.core}/v1/pets`)).json()) as { name: string }[];
+    assert.deepEqual(listed.map((pet) => pet.name), ['Rex'], 'the gateway forwards to the core it started');
+  } finally {
+    child.kill('SIGINT');
+  }
+  assert.equal(await exited, 0, output);
+  assert.match(output, /"msg":"gateway stopped"/);
+  assert.match(output, /"msg":"core stopped"/);
+});
