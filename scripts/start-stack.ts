@@ -4,36 +4,39 @@
 // Environment: PORT (gateway, 8080), CORE_PORT (core, 8081), HOST (both); everything else is passed
 // through to both processes, so LOG_LEVEL=warn npm start quiets them.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer, type AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 
 const CORE_MAIN = fileURLToPath(new URL('../packages/core/src/main.ts', import.meta.url));
 const GATEWAY_MAIN = fileURLToPath(new URL('../packages/gateway/src/main.ts', import.meta.url));
 const host = process.env.HOST ?? '127.0.0.1';
 
-/** Starts a service and resolves with the URL from its `listening` log line. */
-function launch(name: string, entry: string, env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
+/** The port to use: the one asked for, or a free one when asked for 0. */
+async function portFor(requested: string | undefined, fallback: number): Promise<number> {
+  const port = Number(requested ?? fallback);
+  if (port !== 0) return port;
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port: free } = probe.address() as AddressInfo;
+  await new Promise((resolve) => probe.close(resolve));
+  return free;
+}
+
+/** Starts a service on `port` and resolves once its /healthz answers (whatever its LOG_LEVEL). */
+async function launch(name: string, entry: string, port: number, env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
   const child = spawn(process.execPath, ['--import', 'tsx', entry], {
-    env: { ...process.env, HOST: host, ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, HOST: host, PORT: String(port), ...env },
+    stdio: ['ignore', 'inherit', 'inherit'],
   });
-  return new Promise((resolve, reject) => {
-    let pending = '';
-    let url: string | undefined;
-    child.stdout.on('data', (chunk: Buffer) => {
-      process.stdout.write(chunk);
-      if (url !== undefined) return;
-      pending += chunk.toString();
-      for (const line of pending.split('\n')) {
-        const found = /"url":"([^"]+)"/.exec(line)?.[1];
-        if (found !== undefined) {
-          url = found;
-          pending = '';
-          resolve({ child, url });
-        }
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`${name} exited with code ${code} before listening`)));
-  });
+  const url = `http://${host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host}:${port}`;
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`${name} exited with code ${child.exitCode}`);
+    if (Date.now() > deadline) throw new Error(`${name} did not answer ${url}/healthz in time`);
+    const healthy = await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(1000) }).then((res) => res.ok, () => false);
+    if (healthy) return { child, url };
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 }
 
 const children: ChildProcess[] = [];
@@ -57,9 +60,11 @@ process.on('SIGINT', () => stopAll(0));
 process.on('SIGTERM', () => stopAll(0));
 
 try {
-  const core = await launch('core', CORE_MAIN, { PORT: process.env.CORE_PORT ?? '8081' });
+  const corePort = await portFor(process.env.CORE_PORT, 8081);
+  const gatewayPort = await portFor(process.env.PORT, 8080);
+  const core = await launch('core', CORE_MAIN, corePort, {});
   children.push(core.child);
-  const gateway = await launch('gateway', GATEWAY_MAIN, { PORT: process.env.PORT ?? '8080', UPSTREAM_URL: core.url });
+  const gateway = await launch('gateway', GATEWAY_MAIN, gatewayPort, { UPSTREAM_URL: core.url });
   children.push(gateway.child);
   for (const child of children) {
     child.once('exit', (code) => {
