@@ -1,15 +1,35 @@
 // `npm start`: the pets core and the gateway in front of it, with embedded defaults (memory store,
-// in-process limits, no Redis). Prints both URLs; Ctrl-C stops both cleanly.
+// in-process limits, no Redis) and an ephemeral keyring with one demo key per plan. Prints both
+// URLs and the keys; Ctrl-C stops both cleanly and deletes the keyring.
 //
 // Environment: PORT (gateway, 8080), CORE_PORT (core, 8081), HOST (both); everything else is passed
 // through to both processes, so LOG_LEVEL=warn npm start quiets them.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const CORE_MAIN = fileURLToPath(new URL('../packages/core/src/main.ts', import.meta.url));
 const GATEWAY_MAIN = fileURLToPath(new URL('../packages/gateway/src/main.ts', import.meta.url));
+import { PLANS } from '../packages/gateway/src/auth/index.js';
+import { initKeyring, issueKey, keyringFiles } from '../packages/gateway/src/keyring/index.js';
+
 const host = process.env.HOST ?? '127.0.0.1';
+const keysDir = mkdtempSync(join(tmpdir(), 'animal-store-keys-'));
+
+/** A throwaway keyring and one key per plan (the enterprise one with custom limits). */
+async function demoKeys(): Promise<{ plan: string; jti: string; token: string }[]> {
+  await initKeyring(keysDir, { issuer: 'animal-store', audience: 'animal-store-production' });
+  const keys = [];
+  for (const plan of PLANS) {
+    const limits = plan === 'enterprise' ? { minute: 5000, day: 2_000_000 } : undefined;
+    const { token, record } = await issueKey(keysDir, { plan, sub: `demo-${plan}`, ttlMs: 86_400_000, limits });
+    keys.push({ plan, jti: record.jti, token });
+  }
+  return keys;
+}
 
 /** The port to use: the one asked for, or a free one when asked for 0. */
 async function portFor(requested: string | undefined, fallback: number): Promise<number> {
@@ -45,6 +65,7 @@ let stopping = false;
 function stopAll(code: number): void {
   if (stopping) return;
   stopping = true;
+  rmSync(keysDir, { recursive: true, force: true });
   const alive = children.filter((child) => child.exitCode === null && child.signalCode === null);
   let left = alive.length;
   if (left === 0) process.exit(code);
@@ -64,7 +85,15 @@ try {
   const gatewayPort = await portFor(process.env.PORT, 8080);
   const core = await launch('core', CORE_MAIN, corePort, {});
   children.push(core.child);
-  const gateway = await launch('gateway', GATEWAY_MAIN, gatewayPort, { UPSTREAM_URL: core.url });
+  const keys = await demoKeys();
+  const files = keyringFiles(keysDir);
+  const gateway = await launch('gateway', GATEWAY_MAIN, gatewayPort, {
+    UPSTREAM_URL: core.url,
+    JWKS_FILE: files.jwks,
+    REVOCATIONS_FILE: files.revoked,
+    KEY_ISSUER: 'animal-store',
+    KEY_AUDIENCE: 'animal-store-production',
+  });
   children.push(gateway.child);
   for (const child of children) {
     child.once('exit', (code) => {
@@ -79,7 +108,11 @@ try {
       `  gateway  ${gateway.url}   (the API: ${gateway.url}/v1/pets)`,
       `  core     ${core.url}   (behind the gateway)`,
       '',
-      `  curl -s ${gateway.url}/v1/pets`,
+      '  demo API keys (valid 24 h, gone when this stops):',
+      ...keys.map((key) => `    ${key.plan.padEnd(10)} ${key.token}`),
+      '',
+      `  curl -s ${gateway.url}/v1/pets -H 'Authorization: Bearer ${keys[0]?.token}'`,
+      `  revoke one: KEYS_DIR=${keysDir} npm run keys -- revoke ${keys[0]?.jti}`,
       '  Ctrl-C stops both.',
       '',
       '',

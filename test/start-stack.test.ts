@@ -5,7 +5,7 @@ import { test } from 'node:test';
 
 const LAUNCHER = fileURLToPath(new URL('../scripts/start-stack.ts', import.meta.url));
 
-test('npm start runs the core and the gateway, prints both URLs, and Ctrl-C stops both', async () => {
+test('npm start runs the core and the gateway, prints both URLs and demo keys, and Ctrl-C stops both', async () => {
   const child = spawn(process.execPath, ['--import', 'tsx', LAUNCHER], {
     env: { PATH: process.env.PATH ?? '', PORT: '0', CORE_PORT: '0' },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -26,7 +26,15 @@ test('npm start runs the core and the gateway, prints both URLs, and Ctrl-C stop
     });
   });
   try {
-    const created = await fetch(`${urls.gateway}/v1/pets`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"name":"Rex","categoryId":1}' });
+    const freeKey = /^ {4}free {7}(\S+)$/m.exec(output)?.[1];
+    assert.ok(freeKey, `a demo key per plan is printed:\n${output}`);
+    for (const plan of ['pro', 'business', 'enterprise']) assert.match(output, new RegExp(`^ {4}${plan} +eyJ\\S+$`, 'm'));
+    assert.equal((await fetch(`${urls.gateway}/v1/pets`)).status, 401, 'keys are required');
+    const created = await fetch(`${urls.gateway}/v1/pets`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${freeKey}` },
+      body: '{"name":"Rex","categoryId":1}',
+    });
     assert.equal(created.status, 201);
     const listed = (await (await fetch(`${urls.core}/v1/pets`)).json()) as { name: string }[];
     assert.deepEqual(listed.map((pet) => pet.name), ['Rex'], 'the gateway forwards to the core it started');

@@ -5,6 +5,7 @@
  */
 export const ERRORS = {
   bad_request: { status: 400, message: 'The request is not valid HTTP.' },
+  unauthorized: { status: 401, message: 'A valid API key is required: Authorization: Bearer <API key>.' },
   not_found: { status: 404, message: 'No operation at this path.' },
   method_not_allowed: { status: 405, message: 'This method is not allowed on this path.' },
   request_timeout: { status: 408, message: 'The request took too long to arrive.' },
@@ -13,6 +14,7 @@ export const ERRORS = {
   headers_too_large: { status: 431, message: 'The request headers are too large.' },
   internal_error: { status: 500, message: 'An unexpected error occurred in the gateway.' },
   bad_gateway: { status: 502, message: 'The upstream service could not be reached or answered invalidly.' },
+  auth_unavailable: { status: 503, message: 'API keys cannot be checked right now; retry shortly.' },
   not_ready: { status: 503, message: 'The gateway is not ready.' },
   upstream_timeout: { status: 504, message: 'The upstream service did not answer in time.' },
 } as const satisfies Record<string, { status: number; message: string }>;

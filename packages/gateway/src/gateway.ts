@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createClientErrorHandler } from '@animal-store/http-kit';
 import type { Logger } from 'pino';
+import type { Authenticate, Identity } from './auth/index.js';
 import type { GatewayConfig } from './config/index.js';
 import { DEPRECATION_NOTES_PATH, deprecationHeaders, deprecationNotes, isPastSunset } from './deprecation/index.js';
 import { errorBody } from './errors.js';
@@ -17,23 +18,36 @@ export interface GatewayDeps {
   readonly upstream: Upstream;
   /** The operations of the interface document (see `loadOperations`). */
   readonly operations: readonly Operation[];
+  /** What else must answer for /readyz to say ready (the upstream always must): Redis, say. */
+  readonly readiness?: readonly { readonly name: string; ready(): Promise<boolean> }[];
+  /** Checks API keys; absent when AUTH=off (every request passes without identity). */
+  readonly authenticate?: Authenticate | undefined;
   /** Milliseconds since the epoch; injected so tests can stand on either side of a sunset. */
   readonly now?: () => number;
 }
 
 /**
  * The gateway as a `node:http` server, not yet listening. Per request:
- * route → (authenticate, rate-limit: coming) → sunset → headers → buffer body → proxy → map failures.
+ * route → deprecation headers → authenticate → (rate-limit: coming) → sunset → buffer body → proxy →
+ * map failures.
  * Every answer the gateway makes itself is the `{code, message, status}` Error body.
  */
 export function createGateway(config: GatewayConfig, deps: GatewayDeps): Server {
-  const { logger, upstream, operations } = deps;
+  const { logger, upstream, operations, authenticate } = deps;
   const now = deps.now ?? Date.now;
   const matchRoute = createRouteTable(operations);
   const docUrl = config.deprecationDocUrl ?? DEPRECATION_NOTES_PATH;
   const notes = deprecationNotes(operations);
 
-  async function handle(req: IncomingMessage, res: ServerResponse, headers: Record<string, string>): Promise<string> {
+  /** Fields for the request's log line, filled in as the pipeline learns them (never the key). */
+  interface Trace {
+    outcome?: string;
+    keyId?: string;
+    subject?: string;
+    authFailure?: string;
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse, headers: Record<string, string>, trace: Trace): Promise<string> {
     const url = req.url ?? '/';
     const queryStart = url.indexOf('?');
     const path = queryStart === -1 ? url : url.slice(0, queryStart);
@@ -41,8 +55,11 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps): Server 
 
     if (path === '/healthz') return reply(res, 200, { status: 'ok' }, headers, 'health');
     if (path === '/readyz') {
-      if (await upstream.ready()) return reply(res, 200, { status: 'ready' }, headers, 'health');
-      sendError(res, 'not_ready', headers, 'The upstream service is not reachable.');
+      const checks = [{ name: 'upstream', ready: () => upstream.ready() }, ...(deps.readiness ?? [])];
+      const results = await Promise.all(checks.map(async (check) => [check.name, await check.ready()] as const));
+      const down = results.filter(([, ok]) => !ok).map(([name]) => name);
+      if (down.length === 0) return reply(res, 200, { status: 'ready' }, headers, 'health');
+      sendError(res, 'not_ready', headers, `Not reachable: ${down.join(', ')}.`);
       return 'health';
     }
     if (path === DEPRECATION_NOTES_PATH && method === 'GET' && config.deprecationDocUrl === undefined) {
@@ -59,8 +76,28 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps): Server 
     }
     const { operation } = match;
     const { deprecation } = operation;
+    if (deprecation !== undefined) Object.assign(headers, deprecationHeaders(deprecation, docUrl));
+
+    let identity: Identity | undefined;
+    if (authenticate !== undefined && operation.requiresAuth) {
+      const auth = await authenticate(req.headers.authorization);
+      if (auth.kind === 'unavailable') {
+        trace.authFailure = auth.reason;
+        sendError(res, 'auth_unavailable', { ...headers, 'retry-after': '1' });
+        return 'auth_unavailable';
+      }
+      if (auth.kind === 'rejected') {
+        trace.authFailure = auth.reason;
+        if (auth.keyId !== undefined) trace.keyId = auth.keyId;
+        sendError(res, 'unauthorized', { ...headers, 'www-authenticate': auth.tokenSent ? 'Bearer error="invalid_token"' : 'Bearer' });
+        return 'unauthorized';
+      }
+      identity = auth.identity;
+      trace.keyId = identity.keyId;
+      trace.subject = identity.subject;
+    }
+
     if (deprecation !== undefined) {
-      Object.assign(headers, deprecationHeaders(deprecation, docUrl));
       if (config.enforceSunset && isPastSunset(deprecation, now())) {
         const successor = deprecation.successor === undefined ? '' : ` Use GET ${deprecation.successor} instead.`;
         sendError(res, 'gone', headers, `${operation.operationId} was removed on ${deprecation.sunset?.toUTCString()}.${successor}`);
@@ -82,7 +119,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps): Server 
       req,
       res,
       path: url,
-      headers: upstreamHeaders(req.headers, client, headers['x-request-id'] as string, body?.length),
+      headers: upstreamHeaders(req.headers, client, headers['x-request-id'] as string, body?.length, identity),
       body,
       responseHeaders: headers,
     });
@@ -105,7 +142,8 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps): Server 
     (req, res) => {
       const started = performance.now();
       const headers: Record<string, string> = { 'x-request-id': requestIdOf(req.headers['x-request-id']) };
-      handle(req, res, headers)
+      const trace: Trace = {};
+      handle(req, res, headers, trace)
         .catch((failure: unknown) => {
           logger.error({ err: failure, requestId: headers['x-request-id'] }, 'request failed');
           if (res.headersSent) res.destroy();
@@ -119,6 +157,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps): Server 
             url: req.url,
             status: res.statusCode,
             outcome,
+            ...trace,
             ms: Math.round((performance.now() - started) * 100) / 100,
           });
         });

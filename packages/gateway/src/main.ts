@@ -2,7 +2,9 @@ import { drain } from '@animal-store/http-kit';
 import { pino } from 'pino';
 import { loadConfig } from './config/index.js';
 import { createGateway } from './gateway.js';
+import { createAuthentication } from './auth/index.js';
 import { createHttpProxyUpstream } from './proxy/index.js';
+import { createRedisClient } from './redis/index.js';
 import { loadOperations } from './routing/index.js';
 
 // Wiring only: config, parts, listen, signals. The behaviour lives in the parts.
@@ -21,7 +23,21 @@ try {
 }
 const logger = pino({ name: 'gateway', level: config.logLevel });
 const upstream = createHttpProxyUpstream({ target: config.upstream.url, ...config.upstream });
-const server = createGateway(config, { logger, upstream, operations });
+const redis = config.redis === undefined ? undefined : createRedisClient(config.redis.url, config.redis);
+let lastDegradedLog = 0;
+const authentication = createAuthentication(config.auth, {
+  now: Date.now,
+  redis: redis === undefined || config.redis === undefined ? undefined : { client: redis, prefix: config.redis.prefix },
+  onDegraded: (error) => {
+    // At most one line a second while Redis is away; requests are answered from the local copy.
+    if (Date.now() - lastDegradedLog < 1000) return;
+    lastDegradedLog = Date.now();
+    logger.warn({ err: error }, 'revocation check degraded: Redis did not answer, using the last copy');
+  },
+});
+if (authentication === undefined) logger.warn('AUTH=off: requests are forwarded without checking API keys');
+const readiness = redis === undefined ? [] : [{ name: 'redis', ready: () => redis.ping().then(() => true, () => false) }];
+const server = createGateway(config, { logger, upstream, operations, readiness, authenticate: authentication?.authenticate });
 
 server.on('error', (error) => {
   // Listening failed (port taken, address not available): say so plainly and stop.
@@ -39,8 +55,10 @@ function shutdown(signal: NodeJS.Signals): void {
   if (stopping) return;
   stopping = true;
   logger.info({ signal }, 'gateway draining');
-  void drain(server, config.shutdownTimeoutMs).then(() => {
+  void drain(server, config.shutdownTimeoutMs).then(async () => {
     upstream.close();
+    authentication?.close();
+    await redis?.close();
     logger.info('gateway stopped');
     process.exit(0);
   });

@@ -5,8 +5,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { loadConfig, type GatewayConfig } from '../src/config/index.js';
+import { createAuthentication } from '../src/auth/index.js';
 import { createGateway } from '../src/gateway.js';
 import { createHttpProxyUpstream, type Upstream } from '../src/proxy/index.js';
+import { createRedisClient } from '../src/redis/index.js';
 import { loadOperations } from '../src/routing/index.js';
 
 export interface RecordedRequest {
@@ -119,15 +121,24 @@ export interface RunningGateway {
 
 /** The gateway in this process on 127.0.0.1:0, configured from `env` like the real process. */
 export async function startGateway(env: Record<string, string>, now?: () => number): Promise<RunningGateway> {
-  const result = loadConfig({ PORT: '0', LOG_LEVEL: 'silent', ...env });
+  // Proxy and routing tests run without keys unless they configure a key source.
+  const auth = env.JWKS_FILE ?? env.JWKS_URL ?? env.JWKS ?? env.AUTH;
+  const result = loadConfig({ PORT: '0', LOG_LEVEL: 'silent', ...(auth === undefined ? { AUTH: 'off' } : {}), ...env });
   if (!result.ok) throw new Error(result.problems.join('; '));
   const { config } = result;
+  const clock = now ?? Date.now;
   const upstream = createHttpProxyUpstream({ target: config.upstream.url, ...config.upstream });
+  const redis = config.redis === undefined ? undefined : createRedisClient(config.redis.url, config.redis);
+  const authentication = createAuthentication(config.auth, {
+    now: clock,
+    redis: redis === undefined || config.redis === undefined ? undefined : { client: redis, prefix: config.redis.prefix },
+  });
   const server = createGateway(config, {
     logger: pino({ level: 'silent' }),
     upstream,
     operations: loadOperations(config.openApiFile),
-    ...(now === undefined ? {} : { now }),
+    authenticate: authentication?.authenticate,
+    now: clock,
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
@@ -140,6 +151,8 @@ export async function startGateway(env: Record<string, string>, now?: () => numb
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
       upstream.close();
+      authentication?.close();
+      await redis?.close();
     },
   };
 }

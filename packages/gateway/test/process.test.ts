@@ -18,10 +18,10 @@ test('an invalid configuration exits 2 and names every problem', () => {
 });
 
 test('an unusable OpenAPI document exits 2 and says why', () => {
-  const missing = runMain({ OPENAPI_FILE: '/nonexistent/openapi.json' });
+  const missing = runMain({ AUTH: 'off', OPENAPI_FILE: '/nonexistent/openapi.json' });
   assert.equal(missing.status, 2);
   assert.match(missing.stderr, /OPENAPI_FILE \/nonexistent\/openapi\.json: ENOENT/);
-  const wrong = runMain({ OPENAPI_FILE: fileURLToPath(new URL('../package.json', import.meta.url)) });
+  const wrong = runMain({ AUTH: 'off', OPENAPI_FILE: fileURLToPath(new URL('../package.json', import.meta.url)) });
   assert.equal(wrong.status, 2);
   assert.match(wrong.stderr, /not a usable OpenAPI document/);
 });
@@ -39,7 +39,7 @@ test('SIGTERM lets the request in flight finish, then exits 0', async () => {
   });
   const gateway = await startService({
     entry: MAIN,
-    env: { PORT: '0', UPSTREAM_URL: upstream.url, OPENAPI_FILE: writeDocument(PROXY_TEST_PATHS) },
+    env: { PORT: '0', AUTH: 'off', UPSTREAM_URL: upstream.url, OPENAPI_FILE: writeDocument(PROXY_TEST_PATHS) },
   });
   try {
     const inFlight = fetch(`${gateway.url}/v1/echo`);

@@ -24,6 +24,27 @@ const cidrList = z
     return entries;
   });
 
+/** Asymmetric JWS algorithms only: `none` and HMAC (the public-key-as-secret attack) cannot verify. */
+const ALGORITHMS = ['EdDSA', 'ES256', 'ES384', 'ES512', 'RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512'] as const;
+const algorithmList = z
+  .string()
+  .transform((value) => value.split(',').map((entry) => entry.trim()).filter((entry) => entry !== ''))
+  .pipe(z.array(z.enum(ALGORITHMS)).min(1));
+
+/** An inline JWKS: public keys only, so it may live in the environment. */
+const inlineJwks = z.string().transform((value, ctx) => {
+  try {
+    const jwks = JSON.parse(value) as { keys?: unknown };
+    if (Array.isArray(jwks.keys) && jwks.keys.every((key) => typeof key === 'object' && key !== null && !('d' in key))) {
+      return jwks as { keys: Record<string, unknown>[] };
+    }
+    ctx.addIssue({ code: 'custom', message: 'must be a JWKS of public keys: {"keys": [...]} without private parts' });
+  } catch {
+    ctx.addIssue({ code: 'custom', message: 'must be JSON' });
+  }
+  return z.NEVER;
+});
+
 /** Every environment variable the gateway reads, with its default. Nothing else reads the env. */
 export const GatewayEnv = z.object({
   PORT: port.default(8080),
@@ -44,6 +65,39 @@ export const GatewayEnv = z.object({
   ENFORCE_SUNSET: z.stringbool().default(true),
   DEPRECATION_DOC_URL: z.string().min(1).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+
+  AUTH: z.enum(['required', 'off']).default('required'),
+  JWKS_FILE: z.string().min(1).optional(),
+  JWKS_URL: z.url({ protocol: /^https?$/ }).optional(),
+  JWKS: inlineJwks.optional(),
+  KEY_ISSUER: z.string().min(1).default('animal-store'),
+  KEY_AUDIENCE: z.string().min(1).default('animal-store-production'),
+  KEY_ALGORITHMS: algorithmList.default(['EdDSA']),
+  KEY_CLOCK_TOLERANCE_SECONDS: z.coerce.number().int().min(0).max(300).default(5),
+  JWKS_TIMEOUT_MS: ms.default(2_000),
+  JWKS_COOLDOWN_MS: ms.default(30_000),
+  JWKS_CACHE_MAX_AGE_MS: ms.default(600_000),
+  AUTH_CACHE_SIZE: z.coerce.number().int().min(0).max(10_000_000).default(100_000),
+  REVOCATIONS_FILE: z.string().min(1).optional(),
+
+  REDIS_URL: z.url({ protocol: /^rediss?$/ }).optional(),
+  REDIS_PREFIX: z.string().regex(/^[A-Za-z0-9:_{}-]{1,64}$/).default('gw'),
+  REDIS_COMMAND_TIMEOUT_MS: ms.default(50),
+});
+
+/** Cross-variable rules, reported with the per-variable ones. */
+export const GatewayEnvChecked = GatewayEnv.superRefine((env, ctx) => {
+  const sources = (['JWKS_FILE', 'JWKS_URL', 'JWKS'] as const).filter((name) => env[name] !== undefined);
+  if (env.AUTH === 'required' && sources.length !== 1) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['AUTH'],
+      message:
+        sources.length === 0
+          ? 'AUTH=required needs one key source: JWKS_FILE, JWKS_URL or JWKS (or set AUTH=off)'
+          : `give one key source, not ${sources.join(' and ')}`,
+    });
+  }
 });
 
 /** The names of every variable the gateway reads (docker compose may set no other). */

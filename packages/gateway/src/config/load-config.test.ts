@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { loadConfig } from './load-config.js';
 
-test('defaults: 8080 on loopback in front of the core on 8081', () => {
-  const result = loadConfig({});
+test('defaults: 8080 on loopback in front of the core on 8081, keys required', () => {
+  const result = loadConfig({ JWKS_FILE: 'keys/jwks.json' });
   assert.ok(result.ok);
   const { config } = result;
   assert.equal(config.port, 8080);
@@ -14,10 +14,47 @@ test('defaults: 8080 on loopback in front of the core on 8081', () => {
   assert.match(config.openApiFile, /packages\/core\/openapi\.json$/);
   assert.equal(config.trustProxy.check('127.0.0.1', 'ipv4'), false, 'no proxy is trusted by default');
   assert.ok(Object.isFrozen(config) && Object.isFrozen(config.upstream));
+  assert.deepEqual(config.auth, {
+    mode: 'required',
+    keys: { kind: 'file', path: 'keys/jwks.json' },
+    issuer: 'animal-store',
+    audience: 'animal-store-production',
+    algorithms: ['EdDSA'],
+    clockToleranceSeconds: 5,
+    cacheSize: 100_000,
+    revocationsFile: undefined,
+  });
+  assert.equal(config.redis, undefined);
+});
+
+test('keys: exactly one source unless AUTH=off; inline JWKS holds public keys only', () => {
+  const none = loadConfig({});
+  assert.ok(!none.ok);
+  assert.match(none.problems.join('\n'), /^AUTH: AUTH=required needs one key source/m);
+  const two = loadConfig({ JWKS_FILE: 'a', JWKS_URL: 'https://keys.example.test/jwks.json' });
+  assert.ok(!two.ok);
+  assert.match(two.problems.join('\n'), /give one key source, not JWKS_FILE and JWKS_URL/);
+  assert.ok(loadConfig({ AUTH: 'off' }).ok);
+  const remote = loadConfig({ JWKS_URL: 'https://keys.example.test/jwks.json', JWKS_TIMEOUT_MS: '500' });
+  assert.ok(remote.ok && remote.config.auth.mode === 'required' && remote.config.auth.keys.kind === 'remote');
+  const secret = loadConfig({ JWKS: '{"keys":[{"kty":"OKP","crv":"Ed25519","x":"a","d":"private"}]}' });
+  assert.ok(!secret.ok);
+  assert.match(secret.problems.join('\n'), /^JWKS: must be a JWKS of public keys/m);
+});
+
+test('KEY_ALGORITHMS accepts asymmetric algorithms only', () => {
+  for (const bad of ['HS256', 'none', 'EdDSA,HS512', '']) {
+    const result = loadConfig({ AUTH: 'off', KEY_ALGORITHMS: bad });
+    if (bad === '') assert.ok(result.ok, 'empty means the default');
+    else assert.ok(!result.ok, bad);
+  }
+  const ok = loadConfig({ JWKS_FILE: 'k', KEY_ALGORITHMS: 'EdDSA, ES256' });
+  assert.ok(ok.ok && ok.config.auth.mode === 'required');
+  assert.deepEqual(ok.ok && ok.config.auth.mode === 'required' ? ok.config.auth.algorithms : [], ['EdDSA', 'ES256']);
 });
 
 test('TRUST_PROXY takes addresses and CIDRs of both families', () => {
-  const result = loadConfig({ TRUST_PROXY: '10.0.0.0/8, 192.168.1.7, fd00::/8' });
+  const result = loadConfig({ AUTH: 'off', TRUST_PROXY: '10.0.0.0/8, 192.168.1.7, fd00::/8' });
   assert.ok(result.ok);
   const trust = result.config.trustProxy;
   assert.equal(trust.check('10.1.2.3', 'ipv4'), true);

@@ -1,5 +1,5 @@
 import type { BlockList } from 'node:net';
-import { GatewayEnv, trustedProxies } from './env-schema.js';
+import { GatewayEnvChecked, trustedProxies } from './env-schema.js';
 
 export interface GatewayConfig {
   readonly port: number;
@@ -27,7 +27,28 @@ export interface GatewayConfig {
   /** Overrides the `rel="deprecation"` link target. */
   readonly deprecationDocUrl: string | undefined;
   readonly logLevel: string;
+  readonly auth: AuthConfig;
+  /** Shared state (revocations; rate limits next). Without it, state is in process. */
+  readonly redis: { readonly url: string; readonly prefix: string; readonly commandTimeoutMs: number } | undefined;
 }
+
+export type KeysConfig =
+  | { readonly kind: 'file'; readonly path: string }
+  | { readonly kind: 'inline'; readonly jwks: { keys: Record<string, unknown>[] } }
+  | { readonly kind: 'remote'; readonly url: URL; readonly timeoutMs: number; readonly cooldownMs: number; readonly cacheMaxAgeMs: number };
+
+export type AuthConfig =
+  | { readonly mode: 'off' }
+  | {
+      readonly mode: 'required';
+      readonly keys: KeysConfig;
+      readonly issuer: string;
+      readonly audience: string;
+      readonly algorithms: readonly string[];
+      readonly clockToleranceSeconds: number;
+      readonly cacheSize: number;
+      readonly revocationsFile: string | undefined;
+    };
 
 export type ConfigResult =
   | { readonly ok: true; readonly config: GatewayConfig }
@@ -37,7 +58,7 @@ export type ConfigResult =
 export function loadConfig(env: Readonly<Record<string, string | undefined>>): ConfigResult {
   // An empty variable means "unset", as with `VAR= cmd`.
   const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== ''));
-  const parsed = GatewayEnv.safeParse(present);
+  const parsed = GatewayEnvChecked.safeParse(present);
   if (!parsed.success) {
     return { ok: false, problems: parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`) };
   }
@@ -65,8 +86,34 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
     enforceSunset: e.ENFORCE_SUNSET,
     deprecationDocUrl: e.DEPRECATION_DOC_URL,
     logLevel: e.LOG_LEVEL,
+    auth:
+      e.AUTH === 'off'
+        ? { mode: 'off' }
+        : {
+            mode: 'required',
+            keys:
+              e.JWKS_FILE !== undefined
+                ? { kind: 'file', path: e.JWKS_FILE }
+                : e.JWKS !== undefined
+                  ? { kind: 'inline', jwks: e.JWKS }
+                  : {
+                      kind: 'remote',
+                      url: new URL(e.JWKS_URL as string),
+                      timeoutMs: e.JWKS_TIMEOUT_MS,
+                      cooldownMs: e.JWKS_COOLDOWN_MS,
+                      cacheMaxAgeMs: e.JWKS_CACHE_MAX_AGE_MS,
+                    },
+            issuer: e.KEY_ISSUER,
+            audience: e.KEY_AUDIENCE,
+            algorithms: e.KEY_ALGORITHMS,
+            clockToleranceSeconds: e.KEY_CLOCK_TOLERANCE_SECONDS,
+            cacheSize: e.AUTH_CACHE_SIZE,
+            revocationsFile: e.REVOCATIONS_FILE,
+          },
+    redis: e.REDIS_URL === undefined ? undefined : { url: e.REDIS_URL, prefix: e.REDIS_PREFIX, commandTimeoutMs: e.REDIS_COMMAND_TIMEOUT_MS },
   };
   Object.freeze(config.upstream);
+  Object.freeze(config.auth);
   Object.freeze(config.server);
   return { ok: true, config: Object.freeze(config) };
 }

@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
+import type { Identity } from '../auth/index.js';
 import type { ClientView } from './client-view.js';
 
 /** Hop-by-hop headers (RFC 9110 §7.6.1) and the proxy-only ones: never forwarded either way. */
@@ -30,14 +31,15 @@ export function isHopByHop(name: string, connection: Set<string>): boolean {
 
 /**
  * The headers to send upstream: the client's, less hop-by-hop ones, less any identity the client
- * claims (`X-Api-*` is the gateway's to set), less `X-Forwarded-*` (rebuilt from the trusted view),
- * with an exact `Content-Length` for the buffered body.
+ * claims (`X-Api-*` is the gateway's to set: from the verified key), less `X-Forwarded-*` (rebuilt
+ * from the trusted view), with an exact `Content-Length` for the buffered body.
  */
 export function upstreamHeaders(
   incoming: IncomingHttpHeaders,
   client: ClientView,
   requestId: string,
   bodyLength: number | undefined,
+  identity: Identity | undefined,
 ): OutgoingHttpHeaders {
   const connection = connectionTokens(incoming.connection);
   const headers: OutgoingHttpHeaders = {};
@@ -51,6 +53,11 @@ export function upstreamHeaders(
   headers['x-forwarded-proto'] = client.proto;
   if (client.host !== '') headers['x-forwarded-host'] = client.host;
   if (bodyLength !== undefined) headers['content-length'] = String(bodyLength);
+  if (identity !== undefined) {
+    headers['x-api-subject'] = identity.subject;
+    headers['x-api-plan'] = identity.plan;
+    headers['x-api-key-id'] = identity.keyId;
+  }
   return headers;
 }
 

@@ -1,0 +1,68 @@
+import { identityOf, type Identity } from './claims.js';
+import { InvalidKeyError, KeySourceUnavailableError } from './key-crypto.js';
+import type { KeyVerifier } from './key-verifier.js';
+import type { RevocationList } from './revocations.js';
+import { VerifiedKeyCache } from './verified-key-cache.js';
+
+export type AuthOutcome =
+  | { readonly kind: 'authenticated'; readonly identity: Identity }
+  /** 401. `tokenSent` decides between `Bearer` and `Bearer error="invalid_token"`. */
+  | { readonly kind: 'rejected'; readonly tokenSent: boolean; readonly reason: string; readonly keyId?: string }
+  /** 503: the key server could not be asked; the key may well be valid. */
+  | { readonly kind: 'unavailable'; readonly reason: string };
+
+export interface AuthenticatorOptions {
+  readonly verifier: KeyVerifier;
+  readonly revocations: RevocationList;
+  /** How many verified keys to remember (0 verifies every request). */
+  readonly cacheSize: number;
+  readonly now: () => number;
+}
+
+const COMPACT_JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
+const MAX_TOKEN_LENGTH = 4096;
+
+/**
+ * Checks `Authorization: Bearer <API key>`. A key seen before costs a hash and a map lookup (its
+ * signature was checked then); its revocation is checked every time.
+ */
+export function createAuthenticator(options: AuthenticatorOptions) {
+  let cache = new VerifiedKeyCache(options.cacheSize, options.now);
+  let keysVersion = options.verifier.version();
+
+  return async function authenticate(authorization: string | undefined): Promise<AuthOutcome> {
+    if (authorization === undefined || authorization === '') return { kind: 'rejected', tokenSent: false, reason: 'no Authorization header' };
+    const space = authorization.indexOf(' ');
+    if (space === -1 || authorization.slice(0, space).toLowerCase() !== 'bearer') {
+      return { kind: 'rejected', tokenSent: false, reason: 'not the Bearer scheme' };
+    }
+    const token = authorization.slice(space + 1).trim();
+    if (token.length > MAX_TOKEN_LENGTH || !COMPACT_JWS.test(token)) return { kind: 'rejected', tokenSent: true, reason: 'not a compact JWS' };
+
+    // A changed key set (a kid added or removed) invalidates every earlier verification.
+    const version = options.verifier.version();
+    if (version !== keysVersion) {
+      cache = new VerifiedKeyCache(options.cacheSize, options.now);
+      keysVersion = version;
+    }
+    const digest = VerifiedKeyCache.digest(token);
+    let identity = cache.get(digest);
+    if (identity === undefined) {
+      try {
+        identity = identityOf(await options.verifier.verify(token));
+      } catch (error) {
+        if (error instanceof KeySourceUnavailableError) return { kind: 'unavailable', reason: String(error.cause) };
+        if (error instanceof InvalidKeyError) return { kind: 'rejected', tokenSent: true, reason: error.reason };
+        throw error;
+      }
+      if (identity === undefined) return { kind: 'rejected', tokenSent: true, reason: 'claims are not those of an API key (plan?)' };
+      cache.set(digest, identity);
+    }
+    if (await options.revocations.isRevoked(identity.keyId)) {
+      return { kind: 'rejected', tokenSent: true, reason: 'revoked', keyId: identity.keyId };
+    }
+    return { kind: 'authenticated', identity };
+  };
+}
+
+export type Authenticate = ReturnType<typeof createAuthenticator>;

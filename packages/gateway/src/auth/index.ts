@@ -1,0 +1,17 @@
+export { createAuthenticator, type Authenticate, type AuthOutcome, type AuthenticatorOptions } from './authenticator.js';
+export { API_KEY_TYP, PLANS, identityOf, type CustomLimits, type Identity, type Plan } from './claims.js';
+export {
+  generateSigningKey,
+  signApiKey,
+  InvalidKeyError,
+  KeySourceUnavailableError,
+  type ApiKeyToSign,
+  type JSONWebKeySet,
+  type JWK,
+  type KeySource,
+  type VerifyOptions,
+} from './key-crypto.js';
+export { createFileKeyVerifier, createFixedKeyVerifier, type KeyVerifier } from './key-verifier.js';
+export { createFileRevocations, createRedisRevocations, NO_REVOCATIONS, type RevocationFile, type RevocationList } from './revocations.js';
+export { VerifiedKeyCache } from './verified-key-cache.js';
+export { createAuthentication, type AuthenticationDeps } from './create-authentication.js';

@@ -1,0 +1,53 @@
+import { readFileSync, statSync } from 'node:fs';
+import { createKeyVerifier, type JSONWebKeySet, type KeySource, type VerifyOptions } from './key-crypto.js';
+
+/** Verifies tokens against a key set that may change while the gateway runs (rotation). */
+export interface KeyVerifier {
+  verify(token: string): Promise<unknown>;
+  /** Changes whenever the key set changes: identities verified before must be verified again. */
+  version(): number;
+}
+
+/** Key sets from a JWKS given inline (the `JWKS` variable) or fetched from a URL: fixed here. */
+export function createFixedKeyVerifier(source: KeySource, options: VerifyOptions): KeyVerifier {
+  const verify = createKeyVerifier(source, options);
+  return { verify, version: () => 0 };
+}
+
+/**
+ * Key sets from a JWKS file, re-read when the file changes (checked at most every `checkEveryMs`),
+ * so adding a `kid` (rotation) or removing one takes effect without a restart.
+ */
+export function createFileKeyVerifier(file: string, options: VerifyOptions, now: () => number, checkEveryMs = 1000): KeyVerifier {
+  let stamp = '';
+  let version = 0;
+  let verify: (token: string) => Promise<unknown> = async () => undefined;
+  let checkedAt = Number.NEGATIVE_INFINITY;
+
+  function reloadIfChanged(): void {
+    const at = now();
+    if (at - checkedAt < checkEveryMs) return;
+    checkedAt = at;
+    const stats = statSync(file);
+    const next = `${stats.ino}:${stats.size}:${stats.mtimeMs}`;
+    if (next === stamp) return;
+    const jwks = JSON.parse(readFileSync(file, 'utf8')) as JSONWebKeySet;
+    if (!Array.isArray(jwks.keys)) throw new Error(`${file} is not a JWKS (no "keys" array)`);
+    verify = createKeyVerifier({ kind: 'jwks', jwks }, options);
+    stamp = next;
+    version += 1;
+  }
+
+  reloadIfChanged();
+  return {
+    verify: (token) => verify(token),
+    version() {
+      try {
+        reloadIfChanged();
+      } catch {
+        // A half-written or removed file keeps the last good key set; the next check tries again.
+      }
+      return version;
+    },
+  };
+}

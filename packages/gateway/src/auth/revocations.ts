@@ -1,0 +1,78 @@
+import { readFileSync, statSync } from 'node:fs';
+import type { RedisClient } from '../redis/index.js';
+
+/** The deny-list of key ids (`jti`), consulted on every request. */
+export interface RevocationList {
+  isRevoked(keyId: string): Promise<boolean>;
+  close(): void;
+}
+
+/** The file format the `keys` CLI writes: `{"revoked": {"<jti>": "<ISO date>"}}`. */
+export interface RevocationFile {
+  readonly revoked: Record<string, string>;
+}
+
+/** No deny-list at all (no file configured, no Redis). */
+export const NO_REVOCATIONS: RevocationList = { isRevoked: async () => false, close() {} };
+
+/**
+ * A deny-list file for a single gateway without Redis. The file is looked at on every check (one
+ * `stat`, re-read only when it changed), so a revocation applies from the very next request.
+ */
+export function createFileRevocations(file: string): RevocationList {
+  let stamp = '';
+  let revoked = new Set<string>();
+  return {
+    async isRevoked(keyId) {
+      const stats = statSync(file, { throwIfNoEntry: false });
+      const next = stats === undefined ? 'missing' : `${stats.ino}:${stats.size}:${stats.mtimeMs}`;
+      if (next !== stamp) {
+        try {
+          revoked = stats === undefined ? new Set() : new Set(Object.keys((JSON.parse(readFileSync(file, 'utf8')) as RevocationFile).revoked ?? {}));
+          stamp = next;
+        } catch {
+          // Mid-write: keep the last list; the next request reads it again.
+        }
+      }
+      return revoked.has(keyId);
+    },
+    close() {},
+  };
+}
+
+export interface RedisRevocationsOptions {
+  readonly key: string;
+  /** How often the local copy used during Redis outages is refreshed. */
+  readonly snapshotEveryMs?: number;
+  readonly onDegraded?: (error: unknown) => void;
+}
+
+/**
+ * A deny-list shared by every gateway instance: one `SISMEMBER` per request, so a revocation made
+ * anywhere applies from the very next request everywhere. While Redis does not answer within its
+ * command budget, the last copy of the whole set (refreshed every few seconds) answers instead.
+ */
+export function createRedisRevocations(redis: RedisClient, options: RedisRevocationsOptions): RevocationList {
+  let snapshot = new Set<string>();
+  const refresh = () =>
+    redis.sMembers(options.key).then(
+      (members) => (snapshot = new Set(members)),
+      () => {},
+    );
+  void refresh();
+  const timer = setInterval(refresh, options.snapshotEveryMs ?? 5000);
+  timer.unref();
+  return {
+    async isRevoked(keyId) {
+      try {
+        return await redis.sIsMember(options.key, keyId);
+      } catch (error) {
+        options.onDegraded?.(error);
+        return snapshot.has(keyId);
+      }
+    },
+    close() {
+      clearInterval(timer);
+    },
+  };
+}

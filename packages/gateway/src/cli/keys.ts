@@ -1,0 +1,130 @@
+import { parseArgs } from 'node:util';
+import { PLANS, type CustomLimits, type Plan } from '../auth/index.js';
+import { CLI_ENV } from '../config/cli-env.js';
+import { initKeyring, issueKey, KeyringError, listKeys, parseDuration, retireKey, revokeKey, rotateKey } from '../keyring/index.js';
+import { createRedisClient, redisKeyNames } from '../redis/index.js';
+
+const USAGE = `usage: npm run keys -- <command> [options]
+
+  init [--issuer I] [--audience A] [--force]   make a signing key pair (KEYS_DIR, default ./keys)
+  issue --plan P --sub S [--ttl 90d] [--minute N --day N]
+                                               sign an API key; prints only the key
+  revoke <jti>                                 deny a key (revoked.json, and Redis when REDIS_URL is set)
+  list [--json]                                issued keys: id, account, plan, expiry, revoked
+  rotate                                       new signing kid; old kids keep verifying
+  retire <kid>                                 remove a kid: every key it signed stops working
+
+plans: ${PLANS.join(', ')}; --minute/--day are for enterprise keys only`;
+
+class UsageError extends Error {}
+
+function positiveInt(name: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^[1-9]\d{0,14}$/.test(value)) throw new UsageError(`--${name} must be a positive integer`);
+  return Number(value);
+}
+
+async function run(argv: string[]): Promise<void> {
+  const loaded = CLI_ENV.load();
+  if (!loaded.ok) throw new UsageError(`invalid environment:\n  - ${loaded.problems.join('\n  - ')}`);
+  const env = loaded.env;
+  const { positionals, values } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    strict: true,
+    options: {
+      issuer: { type: 'string' },
+      audience: { type: 'string' },
+      force: { type: 'boolean' },
+      plan: { type: 'string' },
+      sub: { type: 'string' },
+      ttl: { type: 'string' },
+      minute: { type: 'string' },
+      day: { type: 'string' },
+      json: { type: 'boolean' },
+    },
+  });
+  const [command, argument, ...extra] = positionals;
+  if (extra.length > 0) throw new UsageError(`unexpected arguments: ${extra.join(' ')}`);
+  const dir = env.KEYS_DIR;
+
+  switch (command) {
+    case 'init': {
+      const kid = await initKeyring(dir, { issuer: values.issuer ?? env.KEY_ISSUER, audience: values.audience ?? env.KEY_AUDIENCE, force: values.force ?? false });
+      process.stderr.write(`keyring created in ${dir} (signing kid ${kid}); give ${dir}/jwks.json to the gateway (JWKS_FILE)\n`);
+      return;
+    }
+    case 'issue': {
+      if (values.plan === undefined || !(PLANS as readonly string[]).includes(values.plan)) throw new UsageError(`--plan must be one of ${PLANS.join(', ')}`);
+      if (values.sub === undefined || values.sub === '') throw new UsageError('--sub (the account) is required');
+      const ttlMs = values.ttl === undefined ? undefined : parseDuration(values.ttl);
+      if (values.ttl !== undefined && ttlMs === undefined) throw new UsageError('--ttl must look like 90d, 12h, 30m or 1y');
+      const minute = positiveInt('minute', values.minute);
+      const day = positiveInt('day', values.day);
+      const limits: CustomLimits | undefined = minute === undefined && day === undefined ? undefined : { minute, day };
+      if (limits !== undefined && values.plan !== 'enterprise') throw new UsageError('--minute and --day are for the enterprise plan only');
+      const { token } = await issueKey(dir, { plan: values.plan as Plan, sub: values.sub, ttlMs, limits });
+      process.stdout.write(`${token}\n`);
+      return;
+    }
+    case 'revoke': {
+      if (argument === undefined) throw new UsageError('revoke needs the key id (jti); see: npm run keys -- list');
+      revokeKey(dir, argument);
+      if (env.REDIS_URL !== undefined) {
+        const redis = createRedisClient(env.REDIS_URL, { commandTimeoutMs: 2000 });
+        try {
+          await waitForRedis(redis);
+          await redis.sAdd(redisKeyNames(env.REDIS_PREFIX).revoked, argument);
+        } finally {
+          await redis.close();
+        }
+      }
+      process.stderr.write(`revoked ${argument}${env.REDIS_URL === undefined ? '' : ' (file and Redis)'}\n`);
+      return;
+    }
+    case 'list': {
+      const keys = listKeys(dir);
+      if (values.json) {
+        process.stdout.write(`${JSON.stringify(keys, null, 2)}\n`);
+        return;
+      }
+      const rows = keys.map((k) => [k.jti, k.sub, k.plan, k.expiresAt ?? 'never', k.revokedAt === undefined ? 'no' : `yes (${k.revokedAt})`]);
+      const table = [['JTI', 'ACCOUNT', 'PLAN', 'EXPIRES', 'REVOKED'], ...rows];
+      const widths = table[0]?.map((_, i) => Math.max(...table.map((row) => (row[i] as string).length))) ?? [];
+      for (const row of table) process.stdout.write(`${row.map((cell, i) => cell.padEnd(widths[i] as number)).join('  ').trimEnd()}\n`);
+      return;
+    }
+    case 'rotate': {
+      process.stderr.write(`new signing kid ${await rotateKey(dir)}; older kids keep verifying until retired\n`);
+      return;
+    }
+    case 'retire': {
+      if (argument === undefined) throw new UsageError('retire needs a kid (see jwks.json)');
+      retireKey(dir, argument);
+      process.stderr.write(`retired ${argument}\n`);
+      return;
+    }
+    default:
+      throw new UsageError(command === undefined ? 'a command is required' : `unknown command "${command}"`);
+  }
+}
+
+/** The client connects in the background; a one-shot command waits for it (bounded). */
+async function waitForRedis(redis: ReturnType<typeof createRedisClient>): Promise<void> {
+  const deadline = Date.now() + 5000;
+  for (;;) {
+    try {
+      await redis.ping();
+      return;
+    } catch (error) {
+      if (Date.now() > deadline) throw new KeyringError(`Redis is not reachable: ${(error as Error).message}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+}
+
+run(process.argv.slice(2)).catch((error: unknown) => {
+  const usage = error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
+  process.stderr.write(`keys: ${(error as Error).message}\n${usage ? `\n${USAGE}\n` : ''}`);
+  process.exit(usage ? 2 : 1);
+});
