@@ -1,0 +1,48 @@
+import { createHmac } from 'node:crypto';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SignJWT, importJWK, type JWK } from 'jose';
+import { initKeyring, issueKey, keyringFiles, type IssueRequest } from '../src/keyring/index.js';
+
+/** A keyring in a temp dir, with helpers to issue good keys and forge bad ones. */
+export async function createTestKeyring(audience = 'animal-store-production') {
+  const dir = mkdtempSync(join(tmpdir(), 'gw-keys-'));
+  await initKeyring(dir, { issuer: 'animal-store', audience });
+  const files = keyringFiles(dir);
+  const state = () => JSON.parse(readFileSync(join(dir, 'state.json'), 'utf8')) as { signingKid: string };
+  const privateJwk = () => JSON.parse(readFileSync(join(dir, 'private', `${state().signingKid}.json`), 'utf8')) as JWK;
+  const publicJwk = () => (JSON.parse(readFileSync(files.jwks, 'utf8')) as { keys: JWK[] }).keys.find((key) => key.kid === state().signingKid) as JWK;
+  return {
+    dir,
+    files,
+    async issue(request: Partial<IssueRequest> = {}) {
+      return issueKey(dir, { plan: 'pro', sub: 'acme', ...request });
+    },
+    /** Signs arbitrary header and claims with the real signing key (valid signature, wrong content). */
+    async sign(header: Record<string, unknown>, claims: Record<string, unknown>): Promise<string> {
+      const jwk = privateJwk();
+      return new SignJWT(claims).setProtectedHeader({ alg: 'EdDSA', typ: 'apikey+jwt', kid: jwk.kid, ...header }).sign(await importJWK(jwk, 'EdDSA'));
+    },
+    publicJwk,
+  };
+}
+
+const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+
+/** A token with `alg: none` and an empty signature. */
+export function unsignedToken(claims: Record<string, unknown>): string {
+  return `${b64({ alg: 'none', typ: 'apikey+jwt' })}.${b64(claims)}.`;
+}
+
+/** The classic confusion attack: HS256 with the public key as the HMAC secret. */
+export function hmacWithPublicKey(publicJwk: JWK, claims: Record<string, unknown>): string {
+  const input = `${b64({ alg: 'HS256', typ: 'apikey+jwt', kid: publicJwk.kid })}.${b64(claims)}`;
+  const signature = createHmac('sha256', JSON.stringify(publicJwk)).update(input).digest('base64url');
+  return `${input}.${signature}`;
+}
+
+export function claimsFor(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  const now = Math.floor(Date.now() / 1000);
+  return { iss: 'animal-store', aud: 'animal-store-production', sub: 'acme', jti: 'forged', plan: 'pro', iat: now, ...overrides };
+}
