@@ -134,7 +134,8 @@ export async function startGateway(env: Record<string, string>, now?: () => numb
     redis: redis === undefined || config.redis === undefined ? undefined : { client: redis, prefix: config.redis.prefix },
   });
   const server = createGateway(config, {
-    logger: pino({ level: 'silent' }),
+    // GATEWAY_TEST_LOG=debug shows the gateway's log lines while debugging a test.
+    logger: pino({ level: process.env.GATEWAY_TEST_LOG ?? 'silent' }),
     upstream,
     operations: loadOperations(config.openApiFile),
     authenticate: authentication?.authenticate,

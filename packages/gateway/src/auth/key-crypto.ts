@@ -46,7 +46,10 @@ export class InvalidKeyError extends Error {
   }
 }
 
+/** jose codes that mean "the key server failed", not "the token is bad". */
 const UNAVAILABLE = new Set(['ERR_JWKS_TIMEOUT', 'ERR_JWKS_INVALID']);
+/** Fetching a remote set also fails with the generic code: not 200, or not JSON. */
+const REMOTE_UNAVAILABLE = new Set([...UNAVAILABLE, 'ERR_JOSE_GENERIC']);
 
 /**
  * A function that verifies a compact JWS as an API key and resolves with its payload. Throws
@@ -63,6 +66,7 @@ export function createKeyVerifier(source: KeySource, options: VerifyOptions): (t
           cacheMaxAge: source.cacheMaxAgeMs,
         });
   const now = options.now;
+  const unavailable = source.kind === 'remote' ? REMOTE_UNAVAILABLE : UNAVAILABLE;
   return async function verifyKey(token) {
     try {
       const { payload } = await jwtVerify(token, keys, {
@@ -77,7 +81,7 @@ export function createKeyVerifier(source: KeySource, options: VerifyOptions): (t
       return payload;
     } catch (error) {
       if (error instanceof errors.JOSEError) {
-        if (UNAVAILABLE.has(error.code)) throw new KeySourceUnavailableError(error);
+        if (unavailable.has(error.code)) throw new KeySourceUnavailableError(error);
         throw new InvalidKeyError(`${error.code}: ${error.message}`);
       }
       // Anything else comes from fetching the remote key set (refused, reset, not JSON).

@@ -65,7 +65,10 @@ export function createRedisRevocations(redis: RedisClient, options: RedisRevocat
   return {
     async isRevoked(keyId) {
       try {
-        return await redis.sIsMember(options.key, keyId);
+        const revoked = await redis.sIsMember(options.key, keyId);
+        // Remember what Redis said, so an outage cannot bring a key seen revoked back to life.
+        if (revoked) snapshot.add(keyId);
+        return revoked;
       } catch (error) {
         options.onDegraded?.(error);
         return snapshot.has(keyId);

@@ -1,0 +1,95 @@
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { after, before, describe, test } from 'node:test';
+import { redisSkipReason, startRedis, type RedisServer } from '@animal-store/testkit';
+import { PROXY_TEST_PATHS, startGateway, startRecordingUpstream, writeDocument, type RecordingUpstream, type RunningGateway } from './helpers.js';
+
+const CLI = fileURLToPath(new URL('../src/cli/keys.ts', import.meta.url));
+
+/**
+ * Runs `npm run keys -- …` as an operator would, in its own process. Asynchronously: the gateways
+ * under test live in this process and must keep serving meanwhile.
+ */
+function keys(env: Record<string, string>, ...args: string[]): Promise<{ status: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, ['--import', 'tsx', CLI, ...args], { env: { PATH: process.env.PATH, ...env }, timeout: 20_000 }, (error, stdout, stderr) => {
+      resolve({ status: error === null ? 0 : typeof error.code === 'number' ? error.code : 1, stdout: stdout.trim(), stderr });
+    });
+  });
+}
+
+describe('revocation shared through Redis, driven by the keys CLI', { skip: redisSkipReason() }, () => {
+  let redis: RedisServer;
+  let upstream: RecordingUpstream;
+  let gateways: RunningGateway[];
+  let env: Record<string, string>;
+
+  before(async () => {
+    redis = await startRedis();
+    upstream = await startRecordingUpstream();
+    env = { KEYS_DIR: join(mkdtempSync(join(tmpdir(), 'gw-cli-')), 'keys'), REDIS_URL: redis.url };
+    assert.equal((await keys(env, 'init')).status, 0);
+    const gatewayEnv = {
+      UPSTREAM_URL: upstream.url,
+      OPENAPI_FILE: writeDocument(PROXY_TEST_PATHS),
+      JWKS_FILE: join(env.KEYS_DIR as string, 'jwks.json'),
+      REDIS_URL: redis.url,
+      REDIS_COMMAND_TIMEOUT_MS: '100',
+    };
+    gateways = [await startGateway(gatewayEnv), await startGateway(gatewayEnv)];
+  });
+  after(async () => {
+    for (const gateway of gateways ?? []) await gateway.close();
+    await upstream?.close();
+    await redis?.close();
+  });
+
+  const call = (gateway: RunningGateway, token: string) => fetch(`${gateway.url}/v1/echo`, { headers: { authorization: `Bearer ${token}` } }).then((res) => res.status);
+
+  test('init → issue → the key works on both instances → revoke → 401 on both at the next request', async () => {
+    const issued = await keys(env, 'issue', '--plan', 'pro', '--sub', 'acme', '--ttl', '30d');
+    assert.equal(issued.status, 0, issued.stderr);
+    assert.match(issued.stdout, /^eyJ[\w-]+\.[\w-]+\.[\w-]+$/, 'stdout is the key and nothing else');
+    for (const gateway of gateways) assert.equal(await call(gateway, issued.stdout), 200);
+
+    const listed = JSON.parse((await keys(env, 'list', '--json')).stdout) as { jti: string; sub: string; plan: string; revokedAt?: string }[];
+    assert.equal(listed.length, 1);
+    assert.equal(JSON.stringify(listed).includes(issued.stdout), false, 'list never shows a key');
+    const jti = listed[0]?.jti as string;
+
+    const revoked = await keys(env, 'revoke', jti);
+    assert.equal(revoked.status, 0, revoked.stderr);
+    for (const gateway of gateways) assert.equal(await call(gateway, issued.stdout), 401);
+    assert.match((await keys(env, 'list')).stdout, new RegExp(`${jti}\\s+acme\\s+pro\\s+\\S+\\s+yes`));
+  });
+
+  test('the CLI refuses bad arguments with a clear message and a non-zero exit', async () => {
+    const cases = [[], ['bogus'], ['issue', '--plan', 'gold', '--sub', 'x'], ['issue', '--plan', 'pro'], ['issue', '--plan', 'pro', '--sub', 'x', '--ttl', 'soon'], ['issue', '--plan', 'pro', '--sub', 'x', '--minute', '5'], ['issue', '--plan', 'pro', '--sub', 'x', '--bogus'], ['revoke'], ['revoke', 'never-issued'], ['init']];
+    for (const args of cases) {
+      const run = await keys(env, ...args);
+      assert.notEqual(run.status, 0, args.join(' '));
+      assert.match(run.stderr, /^keys: \S/, args.join(' '));
+      assert.equal(run.stdout, '');
+    }
+  });
+
+  test('while Redis is down, keys keep working from the local copy and a key seen revoked stays revoked', async () => {
+    const good = (await keys(env, 'issue', '--plan', 'free', '--sub', 'globex')).stdout;
+    const bad = (await keys(env, 'issue', '--plan', 'free', '--sub', 'initech')).stdout;
+    const badId = (JSON.parse((await keys(env, 'list', '--json')).stdout) as { jti: string; sub: string }[]).find((k) => k.sub === 'initech')?.jti as string;
+    assert.equal((await keys(env, 'revoke', badId)).status, 0);
+    const [gateway] = gateways as [RunningGateway];
+    assert.equal(await call(gateway, bad), 401);
+    await redis.stop();
+    try {
+      assert.equal(await call(gateway, good), 200);
+      assert.equal(await call(gateway, bad), 401);
+    } finally {
+      await redis.restart();
+    }
+  });
+});
