@@ -66,11 +66,30 @@ test('the schema check fails on broken files, so it cannot pass by accident', ()
   assert.equal(validateCompose(unknownKey), false, 'an unknown service key should be invalid');
 });
 
+test('the staging override is valid and only changes who the keys are for', () => {
+  const staging = parse(read('docker-compose.staging.yml')) as { services: Record<string, Service> };
+  assert.ok(validateCompose(staging), JSON.stringify(validateCompose.errors, null, 2));
+  assert.deepEqual(Object.keys(staging.services), ['gateway']);
+  const env = envOf(staging.services.gateway);
+  assert.deepEqual(Object.keys(env).sort(), ['KEY_AUDIENCE', 'KEY_ISSUER']);
+  assert.notEqual(env.KEY_AUDIENCE, envOf(compose.services.gateway).KEY_AUDIENCE, 'staging and production audiences differ');
+});
+
+test('the gateway gets its keys and Redis from the environment, and cannot start without keys', () => {
+  const env = envOf(compose.services.gateway);
+  assert.match(env.JWKS ?? '', /^\$\{ANIMAL_STORE_JWKS:\?/, 'compose refuses to start without a JWKS');
+  assert.equal(env.KEY_AUDIENCE, 'animal-store-production');
+  assert.equal(env.REDIS_URL, 'redis://redis:6379');
+  assert.ok('redis' in compose.services);
+});
+
 test('dclint finds no error and no warning', () => {
   const cli = join(dclintDir, dclintPackage.bin.dclint);
-  const args = [cli, 'docker-compose.yml', '-c', '.dclintrc.yml', '--max-warnings', '0', '--color', 'false'];
-  const run = spawnSync(process.execPath, args, { cwd: root, encoding: 'utf8', timeout: 30_000 });
-  assert.equal(run.status, 0, `${run.stdout}${run.stderr}`);
+  for (const file of ['docker-compose.yml', 'docker-compose.staging.yml']) {
+    const args = [cli, file, '-c', '.dclintrc.yml', '--max-warnings', '0', '--color', 'false'];
+    const run = spawnSync(process.execPath, args, { cwd: root, encoding: 'utf8', timeout: 30_000 });
+    assert.equal(run.status, 0, `${file}: ${run.stdout}${run.stderr}`);
+  }
 });
 
 test('only the gateway publishes a port, and that port is 8080', () => {
