@@ -80,8 +80,11 @@ describe('revocation shared through Redis, driven by the keys CLI', { skip: redi
   test('while Redis is down, keys keep working from the local copy and a key seen revoked stays revoked', async () => {
     const good = (await keys(env, 'issue', '--plan', 'free', '--sub', 'globex')).stdout;
     const bad = (await keys(env, 'issue', '--plan', 'free', '--sub', 'initech')).stdout;
-    const badId = (JSON.parse((await keys(env, 'list', '--json')).stdout) as { jti: string; sub: string }[]).find((k) => k.sub === 'initech')?.jti as string;
-    assert.equal((await keys(env, 'revoke', badId)).status, 0);
+    const listed = await keys(env, 'list', '--json');
+    const badId = (JSON.parse(listed.stdout) as { jti: string; sub: string }[]).find((k) => k.sub === 'initech')?.jti;
+    assert.ok(badId !== undefined, listed.stdout + listed.stderr);
+    const revoked = await keys(env, 'revoke', badId);
+    assert.equal(revoked.status, 0, revoked.stderr);
     const [gateway] = gateways as [RunningGateway];
     assert.equal(await call(gateway, bad), 401);
     await redis.stop();
