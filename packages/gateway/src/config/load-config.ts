@@ -13,8 +13,8 @@ export interface GatewayConfig {
   };
   readonly openApiFile: string;
   readonly bodyLimitBytes: number;
-  /** Peers whose `X-Forwarded-*` headers are believed. */
-  readonly trustProxy: BlockList;
+  /** Peers whose `X-Forwarded-*` headers are believed; `undefined` when none is. */
+  readonly trustProxy: BlockList | undefined;
   readonly server: {
     readonly headersTimeoutMs: number;
     readonly requestTimeoutMs: number;
@@ -75,7 +75,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
     },
     openApiFile: e.OPENAPI_FILE,
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
-    trustProxy: trustedProxies(e.TRUST_PROXY),
+    trustProxy: e.TRUST_PROXY.length === 0 ? undefined : trustedProxies(e.TRUST_PROXY),
     server: {
       headersTimeoutMs: e.HEADERS_TIMEOUT_MS,
       requestTimeoutMs: e.REQUEST_TIMEOUT_MS,

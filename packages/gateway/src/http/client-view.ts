@@ -16,7 +16,8 @@ function plainAddress(address: string): string {
   return address.startsWith('::ffff:') && isIP(address.slice(7)) === 4 ? address.slice(7) : address;
 }
 
-function isTrusted(trust: BlockList, address: string): boolean {
+function isTrusted(trust: BlockList | undefined, address: string): boolean {
+  if (trust === undefined) return false;
   const family = isIP(address);
   return family !== 0 && trust.check(address, family === 4 ? 'ipv4' : 'ipv6');
 }
@@ -26,11 +27,11 @@ function isTrusted(trust: BlockList, address: string): boolean {
  * client, and whatever `X-Forwarded-*` it sent is ignored; through trusted peers the chain is walked
  * from the right to the first address that is not trusted.
  */
-export function clientView(req: IncomingMessage, trust: BlockList): ClientView {
+export function clientView(req: IncomingMessage, trust: BlockList | undefined): ClientView {
   const peer = plainAddress(req.socket.remoteAddress ?? '');
   const encrypted = 'encrypted' in req.socket && req.socket.encrypted === true;
   const ownHost = req.headers.host ?? '';
-  if (!isTrusted(trust, peer)) {
+  if (trust === undefined || !isTrusted(trust, peer)) {
     return { ip: peer, forwardedFor: peer, proto: encrypted ? 'https' : 'http', host: ownHost };
   }
   const header = req.headers['x-forwarded-for'];

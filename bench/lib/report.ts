@@ -1,0 +1,84 @@
+import type { LoadResult, LoadSettings } from './load.js';
+
+export interface Measurement {
+  readonly scenario: string;
+  readonly description: string;
+  readonly round: number;
+  readonly expectStatuses: readonly number[];
+  readonly result: LoadResult;
+}
+
+export interface RunInfo {
+  readonly date: string;
+  readonly quick: boolean;
+  readonly rounds: number;
+  readonly settings: LoadSettings;
+  readonly manyKeyCount: number;
+  readonly machine: { node: string; cpu: string; cores: number; loadavgAtStart: number[] };
+}
+
+/** Ratios the issues set goals for: numerator, denominator, goal. */
+const RATIOS: [numerator: string, denominator: string, goal: number | undefined][] = [
+  ['gateway-bare', 'core-direct', undefined],
+  ['gateway-auth-1-key', 'gateway-bare', 0.9],
+  ['gateway-auth-10k-keys-warm', 'gateway-bare', 0.9],
+  ['gateway-auth-10k-keys-cold', 'gateway-bare', undefined],
+];
+
+interface Row {
+  scenario: string;
+  description: string;
+  rps: number;
+  p50: number;
+  p99: number;
+  unexpected: number;
+  errors: number;
+}
+
+function summarise(measurements: readonly Measurement[]): Row[] {
+  const names = [...new Set(measurements.map((m) => m.scenario))];
+  return names.map((scenario) => {
+    const runs = measurements.filter((m) => m.scenario === scenario);
+    const mean = (pick: (r: LoadResult) => number) => runs.reduce((sum, m) => sum + pick(m.result), 0) / runs.length;
+    const unexpected = runs.reduce((sum, m) => sum + Object.entries(m.result.statuses).filter(([code]) => !m.expectStatuses.includes(Number(code))).reduce((n, [, count]) => n + count, 0), 0);
+    return {
+      scenario,
+      description: runs[0]?.description ?? '',
+      rps: mean((r) => r.rps),
+      p50: mean((r) => r.p50),
+      p99: mean((r) => r.p99),
+      unexpected,
+      errors: runs.reduce((sum, m) => sum + m.result.errors + m.result.timeouts, 0),
+    };
+  });
+}
+
+/** The markdown report: settings, machine, a table per scenario, the ratios against their goals. */
+export function renderReport(run: RunInfo, measurements: readonly Measurement[]): { markdown: string; unexpected: number } {
+  const rows = summarise(measurements);
+  const bySce = new Map(rows.map((row) => [row.scenario, row]));
+  const lines = [
+    `# Benchmark ${run.date}${run.quick ? ' (quick: a smoke test, not a measurement)' : ''}`,
+    '',
+    `Node ${run.machine.node}, ${run.machine.cores} × ${run.machine.cpu}, load average at start ${run.machine.loadavgAtStart.map((n) => n.toFixed(2)).join(' ')}.`,
+    `autocannon: ${run.settings.connections} connections, pipelining ${run.settings.pipelining}, ${run.settings.durationSeconds} s per run after a ${run.settings.warmupSeconds} s warm-up; paired scenarios alternate over ${run.rounds} round(s) and are averaged; ${run.manyKeyCount} distinct keys in the many-keys scenarios.`,
+    '',
+    '| Scenario | req/s | p50 ms | p99 ms | unexpected statuses | socket errors | What |',
+    '|---|---:|---:|---:|---:|---:|---|',
+    ...rows.map((r) => `| ${r.scenario} | ${Math.round(r.rps)} | ${r.p50.toFixed(1)} | ${r.p99.toFixed(1)} | ${r.unexpected === 0 ? '0' : `**${r.unexpected}**`} | ${r.errors === 0 ? '0' : `**${r.errors}**`} | ${r.description} |`),
+    '',
+    '| Ratio | value | goal |',
+    '|---|---:|---|',
+  ];
+  for (const [numerator, denominator, goal] of RATIOS) {
+    const top = bySce.get(numerator);
+    const bottom = bySce.get(denominator);
+    if (top === undefined || bottom === undefined) continue;
+    const ratio = top.rps / bottom.rps;
+    const verdict = goal === undefined ? '—' : `≥ ${goal} ${ratio >= goal ? 'met' : `**missed by ${(goal - ratio).toFixed(2)}**`}`;
+    lines.push(`| ${numerator} / ${denominator} | ${ratio.toFixed(2)} | ${verdict} |`);
+  }
+  const unexpected = rows.reduce((sum, r) => sum + r.unexpected + r.errors, 0);
+  if (unexpected > 0) lines.push('', `**${unexpected} unexpected answers or socket errors**: see the JSON for the status counts.`);
+  return { markdown: `${lines.join('\n')}\n`, unexpected };
+}

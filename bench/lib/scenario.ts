@@ -1,0 +1,30 @@
+import type { LoadResult, LoadSettings } from './load.js';
+import type { Service } from './services.js';
+
+/** What every scenario can use: the running services, API keys, the load settings. */
+export interface BenchContext {
+  readonly core: Service;
+  /** A gateway with authentication off: a bare proxy in front of the core. */
+  readonly bare: Service;
+  /** A gateway with the full pipeline (keys required). */
+  readonly full: Service;
+  /** A second full gateway, untouched until the 10,000-key scenarios (its key cache starts empty). */
+  readonly fullCold: Service;
+  readonly oneKey: string;
+  readonly manyKeys: readonly string[];
+  readonly settings: LoadSettings;
+}
+
+export interface Scenario {
+  readonly name: string;
+  readonly description: string;
+  /** The statuses every answer should have; anything else is counted and flagged in the report. */
+  readonly expectStatuses: readonly number[];
+  run(context: BenchContext): Promise<LoadResult>;
+}
+
+/** A cycling supplier of `Bearer` headers over `keys`. */
+export function cycle(keys: readonly string[]): () => string {
+  let next = 0;
+  return () => `Bearer ${keys[next++ % keys.length]}`;
+}

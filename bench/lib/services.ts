@@ -1,0 +1,45 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { freePort } from '@animal-store/testkit';
+
+const MAINS = {
+  core: fileURLToPath(new URL('../../packages/core/src/main.ts', import.meta.url)),
+  gateway: fileURLToPath(new URL('../../packages/gateway/src/main.ts', import.meta.url)),
+} as const;
+
+export interface Service {
+  readonly name: string;
+  readonly url: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts the core or a gateway as its own process on a free loopback port, with `env`, and waits
+ * for /healthz. Logs go to /dev/null: a real deployment writes them somewhere, and pino's cost of
+ * writing them is part of what is measured.
+ */
+export async function startService(name: string, kind: keyof typeof MAINS, env: Record<string, string>): Promise<Service> {
+  const port = await freePort();
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', MAINS[kind]], {
+    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: String(port), ...env },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode}`);
+    if (Date.now() > deadline) throw new Error(`${name} did not start`);
+    if (await fetch(`${url}/healthz`).then((res) => res.ok, () => false)) break;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return {
+    name,
+    url,
+    stop: () =>
+      new Promise((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}

@@ -1,0 +1,97 @@
+// `npm run bench [-- --quick] [-- --only name,name]`: starts what it measures (the core, gateways),
+// runs each scenario with autocannon, stops everything, and writes bench/results/<time>.{json,md}.
+// Ratios are measured within one run: absolute numbers on a shared 2-core machine are noise.
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { fileURLToPath } from 'node:url';
+import { generateSigningKey, signApiKey } from '../packages/gateway/src/auth/index.js';
+import { LOAD_SETTINGS, QUICK_SETTINGS, runLoad, type LoadResult } from './lib/load.js';
+import { renderReport, type Measurement } from './lib/report.js';
+import type { BenchContext, Scenario } from './lib/scenario.js';
+import { startService, type Service } from './lib/services.js';
+import { coreDirect } from './scenarios/core-direct.js';
+import { gatewayAuthManyKeysCold, gatewayAuthManyKeysWarm, gatewayAuthOneKey } from './scenarios/gateway-auth.js';
+import { gatewayBare } from './scenarios/gateway-bare.js';
+
+const { values } = parseArgs({ options: { quick: { type: 'boolean' }, rounds: { type: 'string' } } });
+const quick = values.quick ?? false;
+const settings = quick ? QUICK_SETTINGS : LOAD_SETTINGS;
+const rounds = Number(values.rounds ?? (quick ? 1 : 2));
+const manyKeyCount = quick ? 300 : 10_000;
+
+/** Paired scenarios run alternately, `rounds` times, so drift on the machine hits both alike. */
+const PLAN: { scenario: Scenario; repeat: boolean }[] = [
+  { scenario: coreDirect, repeat: false },
+  { scenario: gatewayBare, repeat: true },
+  { scenario: gatewayAuthOneKey, repeat: true },
+  { scenario: gatewayAuthManyKeysCold, repeat: false },
+  { scenario: gatewayAuthManyKeysWarm, repeat: true },
+];
+
+async function makeKeys(dir: string): Promise<{ jwksFile: string; revocationsFile: string; oneKey: string; manyKeys: string[] }> {
+  const { privateJwk, publicJwk } = await generateSigningKey();
+  const jwksFile = join(dir, 'jwks.json');
+  writeFileSync(jwksFile, JSON.stringify({ keys: [publicJwk] }));
+  // A deny-list file, as a single instance without Redis runs: its revocation check is measured too.
+  const revocationsFile = join(dir, 'revoked.json');
+  writeFileSync(revocationsFile, JSON.stringify({ revoked: { 'some-old-key': new Date().toISOString() } }));
+  const sign = (sub: string, jti: string) =>
+    signApiKey(privateJwk, { issuer: 'animal-store', audience: 'animal-store-production', subject: sub, keyId: jti, plan: 'business', issuedAt: Date.now() });
+  const oneKey = await sign('bench', 'bench-one');
+  const manyKeys = await Promise.all(Array.from({ length: manyKeyCount }, (_, i) => sign(`account-${i}`, `bench-${i}`)));
+  return { jwksFile, revocationsFile, oneKey, manyKeys };
+}
+
+async function main(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-'));
+  const services: Service[] = [];
+  try {
+    const { jwksFile, revocationsFile, oneKey, manyKeys } = await makeKeys(dir);
+    const core = await startService('core', 'core', { LOG_LEVEL: 'info' });
+    services.push(core);
+    for (let i = 0; i < 20; i++) {
+      await fetch(`${core.url}/v1/pets`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: `pet-${i}`, categoryId: 1 + (i % 4), status: 'available' }) });
+    }
+    const gatewayEnv = { UPSTREAM_URL: core.url, LOG_LEVEL: 'info' };
+    const bare = await startService('gateway (AUTH=off)', 'gateway', { ...gatewayEnv, AUTH: 'off' });
+    const fullEnv = { ...gatewayEnv, JWKS_FILE: jwksFile, REVOCATIONS_FILE: revocationsFile };
+    const full = await startService('gateway (full)', 'gateway', fullEnv);
+    const fullCold = await startService('gateway (full, cold)', 'gateway', fullEnv);
+    services.push(bare, full, fullCold);
+    const context: BenchContext = { core, bare, full, fullCold, oneKey, manyKeys, settings };
+
+    // Warm the JIT and connection pools of what the paired scenarios measure (not fullCold).
+    for (const [service, authorization] of [[core, undefined], [bare, undefined], [full, `Bearer ${oneKey}`]] as const) {
+      await runLoad({ url: `${service.url}/v1/pets`, settings, duration: settings.warmupSeconds, ...(authorization === undefined ? {} : { headers: { authorization } }) });
+    }
+
+    const measurements: Measurement[] = [];
+    const started = Date.now();
+    for (let round = 1; round <= rounds; round++) {
+      for (const { scenario, repeat } of PLAN) {
+        if (!repeat && round > 1) continue;
+        const result: LoadResult = await scenario.run(context);
+        measurements.push({ scenario: scenario.name, description: scenario.description, round, expectStatuses: scenario.expectStatuses, result });
+        process.stdout.write(`${scenario.name.padEnd(30)} round ${round}: ${Math.round(result.rps)} req/s, p50 ${result.p50} ms, p99 ${result.p99} ms\n`);
+      }
+    }
+
+    const machine = { node: process.version, cpu: cpus()[0]?.model ?? 'unknown', cores: cpus().length, loadavgAtStart: loadavg() };
+    const run = { date: new Date(started).toISOString(), quick, rounds, settings, manyKeyCount, machine };
+    const stamp = run.date.replace(/[:.]/g, '-');
+    const resultsDir = fileURLToPath(new URL('./results/', import.meta.url));
+    mkdirSync(resultsDir, { recursive: true });
+    writeFileSync(join(resultsDir, `${stamp}.json`), `${JSON.stringify({ run, measurements }, null, 2)}\n`);
+    const report = renderReport(run, measurements);
+    writeFileSync(join(resultsDir, `${stamp}.md`), report.markdown);
+    process.stdout.write(`\n${report.markdown}\nwritten: bench/results/${stamp}.{json,md}\n`);
+    if (report.unexpected > 0) process.exitCode = 1;
+  } finally {
+    await Promise.all(services.map((service) => service.stop()));
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+await main();
