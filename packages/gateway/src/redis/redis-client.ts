@@ -6,6 +6,11 @@ export interface RedisClient {
   sAdd(key: string, member: string): Promise<number>;
   sMembers(key: string): Promise<string[]>;
   ping(): Promise<void>;
+  /**
+   * Registers a Lua script (sent by SHA, reloaded by ioredis on NOSCRIPT, e.g. after SCRIPT FLUSH)
+   * and returns the function that runs it.
+   */
+  defineScript(name: string, lua: string, numberOfKeys: number): (keys: readonly string[], args: readonly (string | number)[]) => Promise<unknown>;
   close(): Promise<void>;
 }
 
@@ -36,6 +41,11 @@ export function createRedisClient(url: string, options: RedisClientOptions): Red
     sMembers: (key) => redis.smembers(key),
     async ping() {
       await redis.ping();
+    },
+    defineScript(name, lua, numberOfKeys) {
+      redis.defineCommand(name, { lua, numberOfKeys });
+      const command = (redis as unknown as Record<string, (...args: (string | number)[]) => Promise<unknown>>)[name] as (...args: (string | number)[]) => Promise<unknown>;
+      return (keys, args) => command.call(redis, ...keys, ...args);
     },
     async close() {
       await redis.quit().catch(() => redis.disconnect());

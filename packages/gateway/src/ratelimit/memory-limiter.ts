@@ -1,0 +1,94 @@
+import type { Limiter, LimitRequest, Policy, RateDecision } from './policy.js';
+import { admit, advance, bucketOf, emptyWindow, resetAt, retryAt, type WindowState } from './sliding-window.js';
+
+export interface MemoryLimiterOptions {
+  /** ms since the epoch; injected so tests control time. */
+  readonly now?: () => number;
+  /** Limits are this share of the policy's (the `local` fallback runs at a share of the plan). */
+  readonly share?: number;
+}
+
+interface Strikes {
+  count: number;
+  expiresAt: number;
+}
+
+const SWEEP_EVERY = 10_000;
+
+/**
+ * The limiter for one gateway process (no REDIS_URL), and the `local` fallback while Redis is
+ * away: the same algorithm and the same answers as the Redis script, in a Map.
+ */
+export function createMemoryLimiter(options: MemoryLimiterOptions = {}): Limiter & { readonly size: () => number } {
+  const now = options.now ?? Date.now;
+  const share = options.share ?? 1;
+  const windows = new Map<string, { state: WindowState; touched: number; windowMs: number }>();
+  const bans = new Map<string, number>();
+  const strikes = new Map<string, Strikes>();
+  let checks = 0;
+
+  /** Forgets what nobody touched for longer than its window: memory stays bounded by activity. */
+  function sweep(at: number): void {
+    for (const [key, entry] of windows) if (at - entry.touched > entry.windowMs) windows.delete(key);
+    for (const [key, until] of bans) if (until <= at) bans.delete(key);
+    for (const [key, entry] of strikes) if (entry.expiresAt <= at) strikes.delete(key);
+  }
+
+  function scaled(policy: Policy): Policy {
+    if (share === 1) return policy;
+    return { ...policy, windows: policy.windows.map((w) => ({ ...w, limit: Math.floor(w.limit * share) })) };
+  }
+
+  return {
+    async check(request: LimitRequest): Promise<RateDecision> {
+      const at = now();
+      if (++checks % SWEEP_EVERY === 0) sweep(at);
+      const policy = scaled(request.policy);
+      const states = policy.windows.map((window) => {
+        const key = `${request.subject}\u0000${window.name}`;
+        let entry = windows.get(key);
+        if (entry === undefined) windows.set(key, (entry = { state: emptyWindow(), touched: at, windowMs: window.windowMs }));
+        entry.touched = at;
+        const { state } = entry;
+        const current = bucketOf(window, state, at);
+        advance(window, state, current);
+        return { window, state, current };
+      });
+      const view = (): RateDecision['windows'] =>
+        states.map(({ window, state }) => ({
+          name: window.name,
+          limit: window.limit,
+          windowMs: window.windowMs,
+          remaining: Math.max(0, window.limit - state.total),
+          resetAt: resetAt(window, state, at),
+        }));
+
+      const bannedUntil = request.keyId === undefined ? undefined : bans.get(request.keyId);
+      if (bannedUntil !== undefined && bannedUntil > at) {
+        return { allowed: false, banned: true, policy, windows: view(), retryAt: bannedUntil, now: at };
+      }
+
+      const blocking = states.filter(({ window, state }) => state.total + 1 > window.limit);
+      if (blocking.length === 0) {
+        for (const { state, current } of states) admit(state, current);
+        return { allowed: true, banned: false, policy, windows: view(), retryAt: undefined, now: at };
+      }
+
+      const retries = blocking.map(({ window, state }) => retryAt(window, state));
+      const retry = retries.some((r) => r === undefined) ? undefined : Math.max(...(retries as number[]));
+      const ban = policy.ban;
+      if (request.keyId !== undefined && ban !== undefined) {
+        let entry = strikes.get(request.keyId);
+        if (entry === undefined || entry.expiresAt <= at) strikes.set(request.keyId, (entry = { count: 0, expiresAt: at + ban.strikeWindowMs }));
+        entry.count += 1;
+        if (entry.count >= ban.strikes) {
+          strikes.delete(request.keyId);
+          bans.set(request.keyId, at + ban.banMs);
+          return { allowed: false, banned: true, policy, windows: view(), retryAt: at + ban.banMs, now: at };
+        }
+      }
+      return { allowed: false, banned: false, policy, windows: view(), retryAt: retry, now: at };
+    },
+    size: () => windows.size,
+  };
+}

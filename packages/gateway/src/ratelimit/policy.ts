@@ -1,0 +1,66 @@
+/** One window of a policy: at most `limit` requests in any sliding interval of `windowMs`. */
+export interface WindowPolicy {
+  readonly name: 'minute' | 'day';
+  readonly limit: number;
+  readonly windowMs: number;
+  /** Sub-buckets per window: a bucket is windowMs / buckets wide (1 s of a minute, 24 min of a day). */
+  readonly buckets: number;
+}
+
+/** Strikes: rejected requests a key may send while limited before it is banned. */
+export interface BanPolicy {
+  readonly strikes: number;
+  readonly strikeWindowMs: number;
+  readonly banMs: number;
+}
+
+export interface Policy {
+  /** For headers and logs: `pro`, `enterprise`, `anonymous`. */
+  readonly name: string;
+  readonly windows: readonly WindowPolicy[];
+  readonly ban: BanPolicy | undefined;
+}
+
+export const BUCKETS_PER_WINDOW = 60;
+export const MINUTE_MS = 60_000;
+export const DAY_MS = 86_400_000;
+
+/** A minute-and-day policy with the standard bucket counts. */
+export function minuteAndDay(name: string, perMinute: number, perDay: number, ban?: BanPolicy): Policy {
+  return {
+    name,
+    windows: [
+      { name: 'minute', limit: perMinute, windowMs: MINUTE_MS, buckets: BUCKETS_PER_WINDOW },
+      { name: 'day', limit: perDay, windowMs: DAY_MS, buckets: BUCKETS_PER_WINDOW },
+    ],
+    ban,
+  };
+}
+
+/** What the limiter decided, as a value: only infrastructure failures throw. */
+export interface RateDecision {
+  readonly allowed: boolean;
+  /** The key is banned until `retryAt`. */
+  readonly banned: boolean;
+  readonly policy: Policy;
+  /** Per window, after this request: what is left and when the oldest counted request leaves. */
+  readonly windows: readonly { readonly name: string; readonly limit: number; readonly windowMs: number; readonly remaining: number; readonly resetAt: number }[];
+  /** When a refused request could be admitted (ms since the epoch); `undefined` if never. */
+  readonly retryAt: number | undefined;
+  /** The limiter's clock (Redis TIME, or the process's) at the decision, ms since the epoch. */
+  readonly now: number;
+  /** True when the decision came from a fallback because Redis failed. */
+  readonly degraded?: boolean;
+}
+
+export interface LimitRequest {
+  /** The account (`sub`), or `ip:<address>` for anonymous requests. */
+  readonly subject: string;
+  /** The API key (`jti`), whose bans these are; anonymous requests have none. */
+  readonly keyId: string | undefined;
+  readonly policy: Policy;
+}
+
+export interface Limiter {
+  check(request: LimitRequest): Promise<RateDecision>;
+}

@@ -1,0 +1,112 @@
+/**
+ * The rate-limit decision for one request, in one round trip: bans, every window, the charge, and
+ * strikes, all or nothing. The algorithm is `sliding-window.ts`'s, line for line.
+ *
+ * KEYS (one account's hash tag, so the script runs on Redis Cluster):
+ *   1 the account's window counters (a hash: `<window>:t` total, `<window>:f` first bucket,
+ *     `<window>:l` last bucket, `<window>:<bucket>` requests admitted in that bucket)
+ *   2 the key's ban (a string with a TTL)
+ *   3 the key's strikes (a counter with a TTL)
+ * ARGV: 1 now in ms, or '' for Redis TIME (one clock for every gateway instance)
+ *       2 1 when the request has a key (bans and strikes apply), else 0
+ *       3 strikes before a ban (0: no bans), 4 strike window ms, 5 ban ms
+ *       6 number of windows, then per window: name, limit, window ms, buckets
+ * Returns {outcome (1 admitted, 0 refused, 2 banned), now, retryAt (-1: never, 0: none),
+ *          then per window: total after this request, resetAt}
+ * Bucket numbers are formatted with %d before they become field names: Lua 5.1 prints large
+ * numbers as 1.8e+09.
+ */
+export const RATE_LIMIT_SCRIPT = `
+local now
+if ARGV[1] ~= '' then
+  now = tonumber(ARGV[1])
+else
+  local t = redis.call('TIME')
+  now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+local hasKey = ARGV[2] == '1'
+local strikeLimit, strikeMs, banMs = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
+local n = tonumber(ARGV[6])
+local wins = {}
+local longest = 0
+for k = 1, n do
+  local base = 6 + (k - 1) * 4
+  local w = { name = ARGV[base + 1], limit = tonumber(ARGV[base + 2]), ms = tonumber(ARGV[base + 3]), buckets = tonumber(ARGV[base + 4]) }
+  w.width = w.ms / w.buckets
+  if w.ms + w.width > longest then longest = w.ms + w.width end
+  local h = redis.call('HMGET', KEYS[1], w.name .. ':t', w.name .. ':f', w.name .. ':l')
+  w.total, w.first, w.last = tonumber(h[1]) or 0, tonumber(h[2]) or 0, tonumber(h[3]) or 0
+  w.current = math.max(math.floor(now / w.width), w.last)
+  local lowest = w.current - w.buckets
+  if w.total > 0 then
+    while w.first <= w.last do
+      local field = w.name .. ':' .. string.format('%d', w.first)
+      local c = tonumber(redis.call('HGET', KEYS[1], field)) or 0
+      if w.first >= lowest and c > 0 then break end
+      if c > 0 then
+        w.total = w.total - c
+        redis.call('HDEL', KEYS[1], field)
+      end
+      w.first = w.first + 1
+    end
+  end
+  if w.total == 0 then w.first = w.current end
+  wins[k] = w
+end
+
+local function result(outcome, retryAt)
+  local out = { outcome, now, retryAt }
+  for k = 1, n do
+    local w = wins[k]
+    redis.call('HSET', KEYS[1], w.name .. ':t', w.total, w.name .. ':f', string.format('%d', w.first), w.name .. ':l', string.format('%d', w.last))
+    out[#out + 1] = w.total
+    if w.total == 0 then out[#out + 1] = now else out[#out + 1] = (w.first + w.buckets + 1) * w.width end
+  end
+  redis.call('PEXPIRE', KEYS[1], math.ceil(longest))
+  return out
+end
+
+if hasKey then
+  local banLeft = redis.call('PTTL', KEYS[2])
+  if banLeft > 0 then return result(2, now + banLeft) end
+end
+
+local retryAt, blocked = 0, false
+for k = 1, n do
+  local w = wins[k]
+  if w.total + 1 > w.limit then
+    blocked = true
+    local at = -1
+    if w.limit >= 1 then
+      local toFree = w.total + 1 - w.limit
+      for b = w.first, w.last do
+        toFree = toFree - (tonumber(redis.call('HGET', KEYS[1], w.name .. ':' .. string.format('%d', b))) or 0)
+        if toFree <= 0 then at = (b + w.buckets + 1) * w.width break end
+      end
+    end
+    if at == -1 or retryAt == -1 then retryAt = -1 elseif at > retryAt then retryAt = at end
+  end
+end
+
+if not blocked then
+  for k = 1, n do
+    local w = wins[k]
+    if w.total == 0 then w.first = w.current end
+    redis.call('HINCRBY', KEYS[1], w.name .. ':' .. string.format('%d', w.current), 1)
+    w.total = w.total + 1
+    w.last = w.current
+  end
+  return result(1, 0)
+end
+
+if hasKey and strikeLimit > 0 then
+  local strikes = redis.call('INCR', KEYS[3])
+  if strikes == 1 then redis.call('PEXPIRE', KEYS[3], strikeMs) end
+  if strikes >= strikeLimit then
+    redis.call('DEL', KEYS[3])
+    redis.call('SET', KEYS[2], '1', 'PX', banMs)
+    return result(2, now + banMs)
+  end
+end
+return result(0, retryAt)
+`;

@@ -1,0 +1,128 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { redisSkipReason, startRedis, type RedisServer } from '@animal-store/testkit';
+import { createMemoryLimiter } from '../src/ratelimit/memory-limiter.js';
+import type { Limiter, Policy, RateDecision } from '../src/ratelimit/policy.js';
+import { createRedisLimiter } from '../src/ratelimit/redis-limiter.js';
+import { createRedisClient, type RedisClient } from '../src/redis/index.js';
+
+/** Small windows so random walks cross many window edges quickly. */
+const POLICY: Policy = {
+  name: 'test',
+  windows: [
+    { name: 'minute', limit: 7, windowMs: 10_000, buckets: 10 },
+    { name: 'day', limit: 30, windowMs: 100_000, buckets: 10 },
+  ],
+  ban: undefined,
+};
+
+/** A seeded PRNG (mulberry32): failures replay exactly. */
+function random(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Increasing timestamps: bursts, pauses and steady stretches. */
+function timeline(seed: number, count: number): number[] {
+  const next = random(seed);
+  const times: number[] = [];
+  let t = 1_800_000_000_000 + Math.floor(next() * 100_000);
+  for (let i = 0; i < count; i++) {
+    const r = next();
+    t += r < 0.5 ? Math.floor(next() * 50) : r < 0.9 ? Math.floor(next() * 2_000) : Math.floor(next() * 60_000);
+    times.push(t);
+  }
+  return times;
+}
+
+/** For every admitted request: how many admitted requests fall in the window ending at it. */
+function assertNeverOverLimit(admitted: readonly number[], policy: Policy): void {
+  for (const window of policy.windows) {
+    let start = 0;
+    for (let end = 0; end < admitted.length; end++) {
+      while ((admitted[start] as number) <= (admitted[end] as number) - window.windowMs) start++;
+      assert.ok(end - start + 1 <= window.limit, `${end - start + 1} admitted within ${window.windowMs} ms ending at ${admitted[end]} (limit ${window.limit})`);
+    }
+  }
+}
+
+async function replay(make: (now: () => number) => Limiter, times: readonly number[], subject: string): Promise<RateDecision[]> {
+  let now = 0;
+  const limiter = make(() => now);
+  const decisions: RateDecision[] = [];
+  for (const t of times) {
+    now = t;
+    decisions.push(await limiter.check({ subject, keyId: undefined, policy: POLICY }));
+  }
+  return decisions;
+}
+
+test('property: random timelines never admit more than the limit in any sliding interval (in process)', async () => {
+  for (let seed = 1; seed <= 40; seed++) {
+    const times = timeline(seed, 400);
+    const decisions = await replay((now) => createMemoryLimiter({ now }), times, 'acct');
+    const admitted = times.filter((_, i) => decisions[i]?.allowed);
+    assertNeverOverLimit(admitted, POLICY);
+    assert.ok(admitted.length > 0);
+  }
+});
+
+test('adversarial: a full burst just before a window edge, then a greedy client, stays within the limit', async () => {
+  let now = 1_800_000_009_990; // 10 ms before a 10 s edge
+  const limiter = createMemoryLimiter({ now: () => now });
+  const admitted: number[] = [];
+  for (let i = 0; i < 7; i++) if ((await limiter.check({ subject: 'greedy', keyId: undefined, policy: POLICY })).allowed) admitted.push(now);
+  assert.equal(admitted.length, 7);
+  for (now += 11; now < 1_800_000_040_000; now += 7) {
+    if ((await limiter.check({ subject: 'greedy', keyId: undefined, policy: POLICY })).allowed) admitted.push(now);
+  }
+  assertNeverOverLimit(admitted, POLICY);
+  // Under-admission is bounded by one bucket: over 30 s the greedy client still got at least 2 full windows' worth.
+  assert.ok(admitted.length >= 7 * 3 - 7, `admitted ${admitted.length}`);
+});
+
+test('a clock stepping back does not reset a window', async () => {
+  let now = 1_800_000_000_500;
+  const limiter = createMemoryLimiter({ now: () => now });
+  for (let i = 0; i < 7; i++) await limiter.check({ subject: 'c', keyId: undefined, policy: POLICY });
+  now -= 60_000;
+  assert.equal((await limiter.check({ subject: 'c', keyId: undefined, policy: POLICY })).allowed, false);
+});
+
+describe('the Redis script gives the in-process answers', { skip: redisSkipReason() }, () => {
+  let redis: RedisServer;
+  let client: RedisClient;
+  before(async () => {
+    redis = await startRedis();
+    client = createRedisClient(redis.url, { commandTimeoutMs: 1000 });
+    while (!(await client.ping().then(() => true, () => false))) await new Promise((resolve) => setTimeout(resolve, 20));
+  });
+  after(async () => {
+    await client?.close();
+    await redis?.close();
+  });
+
+  test('property: identical decisions on the same random timelines, and never over the limit', async () => {
+    for (let seed = 1; seed <= 12; seed++) {
+      const times = timeline(seed, 250);
+      const inProcess = await replay((now) => createMemoryLimiter({ now }), times, 'acct');
+      const shared = await replay((now) => createRedisLimiter(client, { prefix: `p${seed}`, now }), times, 'acct');
+      for (let i = 0; i < times.length; i++) {
+        const a = inProcess[i] as RateDecision;
+        const b = shared[i] as RateDecision;
+        assert.deepEqual(
+          { allowed: b.allowed, retryAt: b.retryAt, windows: b.windows },
+          { allowed: a.allowed, retryAt: a.retryAt, windows: a.windows },
+          `seed ${seed}, request ${i} at ${times[i]}`,
+        );
+      }
+      assertNeverOverLimit(times.filter((_, i) => shared[i]?.allowed), POLICY);
+    }
+  });
+});
