@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { createClientErrorHandler } from '@animal-store/http-kit';
 import type { Logger } from 'pino';
 import type { Authenticate, Identity } from './auth/index.js';
+import { rateLimitHeaders, RateLimitUnavailableError, type RateDecision, type RateLimiting } from './ratelimit/index.js';
 import type { GatewayConfig } from './config/index.js';
 import { DEPRECATION_NOTES_PATH, deprecationHeaders, deprecationNotes, isPastSunset } from './deprecation/index.js';
 import { errorBody } from './errors.js';
@@ -22,18 +23,20 @@ export interface GatewayDeps {
   readonly readiness?: readonly { readonly name: string; ready(): Promise<boolean> }[];
   /** Checks API keys; absent when AUTH=off (every request passes without identity). */
   readonly authenticate?: Authenticate | undefined;
+  /** Per-plan limits; absent when RATE_LIMITS=off. */
+  readonly rateLimiting?: RateLimiting | undefined;
   /** Milliseconds since the epoch; injected so tests can stand on either side of a sunset. */
   readonly now?: () => number;
 }
 
 /**
  * The gateway as a `node:http` server, not yet listening. Per request:
- * route → deprecation headers → authenticate → (rate-limit: coming) → sunset → buffer body → proxy →
- * map failures.
+ * route → deprecation headers → authenticate → rate-limit → sunset → buffer body → proxy → map
+ * failures. Requests without a valid key (unknown paths, 401s) are limited per client address.
  * Every answer the gateway makes itself is the `{code, message, status}` Error body.
  */
 export function createGateway(config: GatewayConfig, deps: GatewayDeps): Server {
-  const { logger, upstream, operations, authenticate } = deps;
+  const { logger, upstream, operations, authenticate, rateLimiting } = deps;
   const now = deps.now ?? Date.now;
   const matchRoute = createRouteTable(operations);
   const docUrl = config.deprecationDocUrl ?? DEPRECATION_NOTES_PATH;
@@ -45,6 +48,36 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps): Server 
     keyId?: string;
     subject?: string;
     authFailure?: string;
+    degraded?: boolean;
+  }
+
+  /**
+   * Applies a rate-limit decision: its headers join every answer; a refusal is answered here.
+   * Returns the outcome when the request was answered, `undefined` when it may go on.
+   */
+  async function limit(res: ServerResponse, decide: () => Promise<RateDecision>, headers: Record<string, string>, trace: Trace): Promise<string | undefined> {
+    let decision: RateDecision;
+    try {
+      decision = await decide();
+    } catch (failure) {
+      if (!(failure instanceof RateLimitUnavailableError)) throw failure;
+      trace.degraded = true;
+      sendError(res, 'rate_limit_unavailable', { ...headers, 'retry-after': '1' });
+      return 'rate_limit_unavailable';
+    }
+    Object.assign(headers, rateLimitHeaders(decision));
+    if (decision.degraded === true) trace.degraded = true;
+    if (decision.allowed) return undefined;
+    if (decision.banned) {
+      sendError(res, 'key_banned', headers, `This API key is banned for ${headers['retry-after']} s for sending requests while rate limited.`);
+      return 'key_banned';
+    }
+    if (decision.retryAt === undefined) {
+      sendError(res, 'rate_limited', headers, 'This request exceeds what the plan can ever admit; retrying will not help.');
+      return 'rate_limited';
+    }
+    sendError(res, 'rate_limited', headers);
+    return 'rate_limited';
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse, headers: Record<string, string>, trace: Trace): Promise<string> {
@@ -68,7 +101,15 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps): Server 
       return 'docs';
     }
 
+    const client = clientView(req, config.trustProxy);
+    const limitAnonymous = async () =>
+      rateLimiting === undefined ? undefined : limit(res, () => rateLimiting.forAnonymous(client.ip), headers, trace);
+
     const match = matchRoute(method, path);
+    if (match.kind !== 'operation') {
+      const refused = await limitAnonymous();
+      if (refused !== undefined) return refused;
+    }
     if (match.kind === 'not_found') return error(res, 'not_found', headers);
     if (match.kind === 'method_not_allowed') {
       sendError(res, 'method_not_allowed', { ...headers, allow: match.allow }, `${method} is not allowed here; allowed: ${match.allow}.`);
@@ -81,6 +122,10 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps): Server 
     let identity: Identity | undefined;
     if (authenticate !== undefined && operation.requiresAuth) {
       const auth = await authenticate(req.headers.authorization);
+      if (auth.kind !== 'authenticated') {
+        const refused = await limitAnonymous();
+        if (refused !== undefined) return refused;
+      }
       if (auth.kind === 'unavailable') {
         trace.authFailure = auth.reason;
         sendError(res, 'auth_unavailable', { ...headers, 'retry-after': '1' });
@@ -95,6 +140,11 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps): Server 
       identity = auth.identity;
       trace.keyId = identity.keyId;
       trace.subject = identity.subject;
+    }
+    if (rateLimiting !== undefined) {
+      const verified = identity;
+      const refused = await (verified === undefined ? limitAnonymous() : limit(res, () => rateLimiting.forIdentity(verified), headers, trace));
+      if (refused !== undefined) return refused;
     }
 
     if (deprecation !== undefined) {
@@ -114,7 +164,6 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps): Server 
       sendError(res, 'payload_too_large', { ...headers, connection: 'close' }, failure.message);
       return 'payload_too_large';
     }
-    const client = clientView(req, config.trustProxy);
     const outcome = await upstream.forward({
       req,
       res,

@@ -4,6 +4,7 @@ import { loadConfig } from './config/index.js';
 import { createGateway } from './gateway.js';
 import { createAuthentication } from './auth/index.js';
 import { createHttpProxyUpstream } from './proxy/index.js';
+import { createRateLimitingFromConfig } from './ratelimit/index.js';
 import { createRedisClient } from './redis/index.js';
 import { loadOperations } from './routing/index.js';
 
@@ -36,8 +37,25 @@ const authentication = createAuthentication(config.auth, {
   },
 });
 if (authentication === undefined) logger.warn('AUTH=off: requests are forwarded without checking API keys');
+let lastLimiterLog = 0;
+let rateLimiting;
+try {
+  rateLimiting = createRateLimitingFromConfig(config.rateLimits, {
+    redis: redis === undefined || config.redis === undefined ? undefined : { client: redis, prefix: config.redis.prefix },
+    onDegraded: (error) => {
+      if (Date.now() - lastLimiterLog < 1000) return;
+      lastLimiterLog = Date.now();
+      logger.warn({ err: error, policy: config.rateLimits.mode === 'on' ? config.rateLimits.onRedisFailure : 'off' }, 'rate limits degraded: Redis did not answer in time');
+    },
+    onInvalidPlans: (error) => logger.error({ err: error }, 'PLANS_FILE became invalid; keeping the last good plans'),
+  });
+} catch (error) {
+  process.stderr.write(`gateway: invalid configuration\n  - ${(error as Error).message}\n`);
+  process.exit(2);
+}
+if (rateLimiting === undefined) logger.warn('RATE_LIMITS=off: no request is limited');
 const readiness = redis === undefined ? [] : [{ name: 'redis', ready: () => redis.ping().then(() => true, () => false) }];
-const server = createGateway(config, { logger, upstream, operations, readiness, authenticate: authentication?.authenticate });
+const server = createGateway(config, { logger, upstream, operations, readiness, authenticate: authentication?.authenticate, rateLimiting });
 
 server.on('error', (error) => {
   // Listening failed (port taken, address not available): say so plainly and stop.

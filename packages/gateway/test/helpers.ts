@@ -7,6 +7,7 @@ import { pino } from 'pino';
 import { loadConfig, type GatewayConfig } from '../src/config/index.js';
 import { createAuthentication } from '../src/auth/index.js';
 import { createGateway } from '../src/gateway.js';
+import { createRateLimitingFromConfig } from '../src/ratelimit/index.js';
 import { createHttpProxyUpstream, type Upstream } from '../src/proxy/index.js';
 import { createRedisClient } from '../src/redis/index.js';
 import { loadOperations } from '../src/routing/index.js';
@@ -120,10 +121,11 @@ export interface RunningGateway {
 }
 
 /** The gateway in this process on 127.0.0.1:0, configured from `env` like the real process. */
-export async function startGateway(env: Record<string, string>, now?: () => number): Promise<RunningGateway> {
-  // Proxy and routing tests run without keys unless they configure a key source.
+export async function startGateway(env: Record<string, string>, now?: () => number, redisNow?: () => number): Promise<RunningGateway> {
+  // Proxy and routing tests run without keys and limits unless they configure them.
   const auth = env.JWKS_FILE ?? env.JWKS_URL ?? env.JWKS ?? env.AUTH;
-  const result = loadConfig({ PORT: '0', LOG_LEVEL: 'silent', ...(auth === undefined ? { AUTH: 'off' } : {}), ...env });
+  const defaults = { ...(auth === undefined ? { AUTH: 'off' } : {}), ...(env.RATE_LIMITS === undefined && env.PLANS_FILE === undefined ? { RATE_LIMITS: 'off' } : {}) };
+  const result = loadConfig({ PORT: '0', LOG_LEVEL: 'silent', ...defaults, ...env });
   if (!result.ok) throw new Error(result.problems.join('; '));
   const { config } = result;
   const clock = now ?? Date.now;
@@ -133,12 +135,18 @@ export async function startGateway(env: Record<string, string>, now?: () => numb
     now: clock,
     redis: redis === undefined || config.redis === undefined ? undefined : { client: redis, prefix: config.redis.prefix },
   });
+  const rateLimiting = createRateLimitingFromConfig(config.rateLimits, {
+    redis: redis === undefined || config.redis === undefined ? undefined : { client: redis, prefix: config.redis.prefix },
+    now: clock,
+    ...(redisNow === undefined ? {} : { redisNow }),
+  });
   const server = createGateway(config, {
     // GATEWAY_TEST_LOG=debug shows the gateway's log lines while debugging a test.
     logger: pino({ level: process.env.GATEWAY_TEST_LOG ?? 'silent' }),
     upstream,
     operations: loadOperations(config.openApiFile),
     authenticate: authentication?.authenticate,
+    rateLimiting,
     now: clock,
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -2,6 +2,9 @@ import { BlockList, isIP } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 
+/** The plans shipped with the gateway (the interface's limits); operators point PLANS_FILE elsewhere. */
+const DEFAULT_PLANS_FILE = fileURLToPath(new URL('../../plans.json', import.meta.url));
+
 /** The interface document shipped with the core; any backend's document can replace it. */
 const DEFAULT_OPENAPI_FILE = fileURLToPath(new URL('../../../core/openapi.json', import.meta.url));
 
@@ -79,6 +82,12 @@ export const GatewayEnv = z.object({
   JWKS_CACHE_MAX_AGE_MS: ms.default(600_000),
   AUTH_CACHE_SIZE: z.coerce.number().int().min(0).max(10_000_000).default(100_000),
   REVOCATIONS_FILE: z.string().min(1).optional(),
+
+  RATE_LIMITS: z.enum(['on', 'off']).default('on'),
+  PLANS_FILE: z.string().min(1).default(DEFAULT_PLANS_FILE),
+  RATE_LIMIT_ON_REDIS_FAILURE: z.enum(['open', 'closed', 'local']).default('local'),
+  RATE_LIMIT_LOCAL_SHARE: z.coerce.number().gt(0).max(1).default(0.5),
+  RATE_LIMIT_DENY_CACHE_MS: z.coerce.number().int().min(0).max(60_000).default(1000),
 
   REDIS_URL: z.url({ protocol: /^rediss?$/ }).optional(),
   REDIS_PREFIX: z.string().regex(/^[A-Za-z0-9:_{}-]{1,64}$/).default('gw'),

@@ -28,6 +28,15 @@ export interface GatewayConfig {
   readonly deprecationDocUrl: string | undefined;
   readonly logLevel: string;
   readonly auth: AuthConfig;
+  readonly rateLimits:
+    | { readonly mode: 'off' }
+    | {
+        readonly mode: 'on';
+        readonly plansFile: string;
+        readonly onRedisFailure: 'open' | 'closed' | 'local';
+        readonly localShare: number;
+        readonly denyCacheMs: number;
+      };
   /** Shared state (revocations; rate limits next). Without it, state is in process. */
   readonly redis: { readonly url: string; readonly prefix: string; readonly commandTimeoutMs: number } | undefined;
 }
@@ -110,10 +119,21 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
             cacheSize: e.AUTH_CACHE_SIZE,
             revocationsFile: e.REVOCATIONS_FILE,
           },
+    rateLimits:
+      e.RATE_LIMITS === 'off'
+        ? { mode: 'off' }
+        : {
+            mode: 'on',
+            plansFile: e.PLANS_FILE,
+            onRedisFailure: e.RATE_LIMIT_ON_REDIS_FAILURE,
+            localShare: e.RATE_LIMIT_LOCAL_SHARE,
+            denyCacheMs: e.RATE_LIMIT_DENY_CACHE_MS,
+          },
     redis: e.REDIS_URL === undefined ? undefined : { url: e.REDIS_URL, prefix: e.REDIS_PREFIX, commandTimeoutMs: e.REDIS_COMMAND_TIMEOUT_MS },
   };
   Object.freeze(config.upstream);
   Object.freeze(config.auth);
+  Object.freeze(config.rateLimits);
   Object.freeze(config.server);
   return { ok: true, config: Object.freeze(config) };
 }

@@ -59,6 +59,8 @@ export interface LimitRequest {
   /** The API key (`jti`), whose bans these are; anonymous requests have none. */
   readonly keyId: string | undefined;
   readonly policy: Policy;
+  /** Refusals answered locally since the last shared decision: they count as strikes too. */
+  readonly pendingStrikes?: number;
 }
 
 export interface Limiter {

@@ -27,6 +27,7 @@ export function createRedisLimiter(redis: RedisClient, options: RedisLimiterOpti
         ban?.strikes ?? 0,
         ban?.strikeWindowMs ?? 0,
         ban?.banMs ?? 0,
+        request.pendingStrikes ?? 0,
         policy.windows.length,
       ];
       for (const window of policy.windows) args.push(window.name, window.limit, window.windowMs, window.buckets);

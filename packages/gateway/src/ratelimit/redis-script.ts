@@ -10,7 +10,8 @@
  * ARGV: 1 now in ms, or '' for Redis TIME (one clock for every gateway instance)
  *       2 1 when the request has a key (bans and strikes apply), else 0
  *       3 strikes before a ban (0: no bans), 4 strike window ms, 5 ban ms
- *       6 number of windows, then per window: name, limit, window ms, buckets
+ *       6 strikes collected locally since the last call (refusals answered from the deny cache)
+ *       7 number of windows, then per window: name, limit, window ms, buckets
  * Returns {outcome (1 admitted, 0 refused, 2 banned), now, retryAt (-1: never, 0: none),
  *          then per window: total after this request, resetAt}
  * Bucket numbers are formatted with %d before they become field names: Lua 5.1 prints large
@@ -26,11 +27,12 @@ else
 end
 local hasKey = ARGV[2] == '1'
 local strikeLimit, strikeMs, banMs = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
-local n = tonumber(ARGV[6])
+local pending = tonumber(ARGV[6])
+local n = tonumber(ARGV[7])
 local wins = {}
 local longest = 0
 for k = 1, n do
-  local base = 6 + (k - 1) * 4
+  local base = 7 + (k - 1) * 4
   local w = { name = ARGV[base + 1], limit = tonumber(ARGV[base + 2]), ms = tonumber(ARGV[base + 3]), buckets = tonumber(ARGV[base + 4]) }
   w.width = w.ms / w.buckets
   if w.ms + w.width > longest then longest = w.ms + w.width end
@@ -100,8 +102,8 @@ if not blocked then
 end
 
 if hasKey and strikeLimit > 0 then
-  local strikes = redis.call('INCR', KEYS[3])
-  if strikes == 1 then redis.call('PEXPIRE', KEYS[3], strikeMs) end
+  local strikes = redis.call('INCRBY', KEYS[3], 1 + pending)
+  if strikes == 1 + pending then redis.call('PEXPIRE', KEYS[3], strikeMs) end
   if strikes >= strikeLimit then
     redis.call('DEL', KEYS[3])
     redis.call('SET', KEYS[2], '1', 'PX', banMs)

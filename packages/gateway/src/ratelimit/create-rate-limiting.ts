@@ -1,0 +1,36 @@
+import type { GatewayConfig } from '../config/index.js';
+import type { RedisClient } from '../redis/index.js';
+import { createMemoryLimiter } from './memory-limiter.js';
+import { createPlans } from './plans.js';
+import { createRateLimiting, type RateLimiting } from './rate-limiting.js';
+import { createRedisLimiter } from './redis-limiter.js';
+import { createSharedLimiter } from './shared-limiter.js';
+
+export interface RateLimitingDeps {
+  /** Shared limits across instances when set; in process otherwise. */
+  readonly redis?: { readonly client: RedisClient; readonly prefix: string } | undefined;
+  /** For the in-process limiter and tests; the Redis limiter uses Redis TIME. */
+  readonly now?: () => number;
+  /** For tests: the Redis script's clock too (never set in production). */
+  readonly redisNow?: () => number;
+  readonly onDegraded?: (error: unknown) => void;
+  readonly onInvalidPlans?: (error: Error) => void;
+}
+
+/** The rate limiting the configuration describes, or `undefined` with RATE_LIMITS=off. */
+export function createRateLimitingFromConfig(config: GatewayConfig['rateLimits'], deps: RateLimitingDeps): RateLimiting | undefined {
+  if (config.mode === 'off') return undefined;
+  const plans = createPlans(config.plansFile, deps.onInvalidPlans);
+  const now = deps.now ?? Date.now;
+  if (deps.redis === undefined) return createRateLimiting(createMemoryLimiter({ now }), plans);
+  const shared = createRedisLimiter(deps.redis.client, { prefix: deps.redis.prefix, ...(deps.redisNow === undefined ? {} : { now: deps.redisNow }) });
+  const limiter = createSharedLimiter({
+    shared,
+    onFailure: config.onRedisFailure,
+    localShare: config.localShare,
+    denyCacheMs: config.denyCacheMs,
+    now,
+    ...(deps.onDegraded === undefined ? {} : { onDegraded: deps.onDegraded }),
+  });
+  return createRateLimiting(limiter, plans);
+}

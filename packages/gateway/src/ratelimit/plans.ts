@@ -1,0 +1,94 @@
+import { readFileSync, statSync } from 'node:fs';
+import { isIP } from 'node:net';
+import { z } from 'zod';
+import type { Identity } from '../auth/index.js';
+import { minuteAndDay, type BanPolicy, type Policy } from './policy.js';
+
+const count = z.int().min(0).max(Number.MAX_SAFE_INTEGER);
+const Limits = z.strictObject({ minute: count, day: count });
+const Ban = z.strictObject({ strikes: z.int().min(1), strikeWindowSeconds: z.int().min(1), banSeconds: z.int().min(1) });
+const PlanEntry = Limits.extend({ ban: Ban.optional() });
+
+/** The plans file (`PLANS_FILE`): limits per plan, per anonymous client, and per account. */
+export const PlansFile = z.strictObject({
+  plans: z.strictObject({ free: PlanEntry, pro: PlanEntry, business: PlanEntry, enterprise: PlanEntry }),
+  /** For requests without a valid key, per client IP (IPv6 per /64): key guessing is limited too. */
+  anonymous: Limits,
+  /** Default ban policy; a plan may carry its own. */
+  ban: Ban.optional(),
+  /** Per-account overrides (custom enterprise contracts): account → limits. */
+  accounts: z.record(z.string().min(1), Limits).default({}),
+});
+export type PlansFile = z.infer<typeof PlansFile>;
+
+/** Reads and validates a plans file; throws with every problem listed. */
+export function readPlansFile(file: string): PlansFile {
+  let json: unknown;
+  try {
+    json = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (error) {
+    throw new Error(`PLANS_FILE ${file}: ${(error as Error).message}`);
+  }
+  const parsed = PlansFile.safeParse(json);
+  if (!parsed.success) {
+    throw new Error(`PLANS_FILE ${file} is not valid:\n  - ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('\n  - ')}`);
+  }
+  return parsed.data;
+}
+
+function banOf(entry: { ban?: z.infer<typeof Ban> | undefined }, fallback: z.infer<typeof Ban> | undefined): BanPolicy | undefined {
+  const ban = entry.ban ?? fallback;
+  return ban === undefined ? undefined : { strikes: ban.strikes, strikeWindowMs: ban.strikeWindowSeconds * 1000, banMs: ban.banSeconds * 1000 };
+}
+
+/** The client's rate-limit subject: its IPv4 address, or its IPv6 /64 (one host has a whole /64). */
+export function anonymousSubject(ip: string): string {
+  if (isIP(ip) !== 6) return `ip:${ip}`;
+  const [head = '', tail = ''] = ip.split('::');
+  const left = head === '' ? [] : head.split(':');
+  const right = tail === '' ? [] : tail.split(':');
+  const groups = ip.includes('::') ? [...left, ...Array(8 - left.length - right.length).fill('0'), ...right] : left;
+  return `ip:${groups.slice(0, 4).map((g) => Number.parseInt(g, 16).toString(16)).join(':')}::/64`;
+}
+
+/**
+ * Policies from a plans file that may change while the gateway runs: the file is looked at on
+ * every request (one `stat`) and re-read when it changed, so a plan change applies from the next
+ * request. A file that became invalid keeps the last good plans (and is reported once).
+ */
+export function createPlans(file: string, onInvalid: (error: Error) => void = () => {}) {
+  let stamp = '';
+  let plans = readPlansFile(file);
+  function current(): PlansFile {
+    const stats = statSync(file, { throwIfNoEntry: false });
+    const next = stats === undefined ? 'missing' : `${stats.ino}:${stats.size}:${stats.mtimeMs}`;
+    if (next !== stamp && stats !== undefined) {
+      try {
+        plans = readPlansFile(file);
+      } catch (error) {
+        onInvalid(error as Error);
+      }
+      stamp = next;
+    }
+    return plans;
+  }
+  current();
+  return {
+    /** The policy of a verified key: account override, else enterprise key limits, else the plan. */
+    forIdentity(identity: Identity): Policy {
+      const p = current();
+      const plan = p.plans[identity.plan];
+      const override = p.accounts[identity.subject];
+      const signed = identity.limits;
+      const minute = override?.minute ?? signed?.minute ?? plan.minute;
+      const day = override?.day ?? signed?.day ?? plan.day;
+      return minuteAndDay(identity.plan, minute, day, banOf(plan, p.ban));
+    },
+    /** The policy of a request without a valid key. */
+    anonymous(): Policy {
+      const { minute, day } = current().anonymous;
+      return minuteAndDay('anonymous', minute, day);
+    },
+  };
+}
+export type Plans = ReturnType<typeof createPlans>;

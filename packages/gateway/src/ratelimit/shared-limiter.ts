@@ -1,0 +1,77 @@
+import { createMemoryLimiter } from './memory-limiter.js';
+import type { Limiter, LimitRequest, RateDecision } from './policy.js';
+
+/** What to do while Redis fails (down, slower than the command budget, failing over). */
+export type FailurePolicy = 'open' | 'closed' | 'local';
+
+/** Redis failed and the policy is `closed`: the request gets 503 rate_limit_unavailable. */
+export class RateLimitUnavailableError extends Error {
+  constructor(cause: unknown) {
+    super('rate limits cannot be checked', { cause });
+    this.name = 'RateLimitUnavailableError';
+  }
+}
+
+export interface SharedLimiterOptions {
+  readonly shared: Limiter;
+  readonly onFailure: FailurePolicy;
+  /** With `local`: each instance admits this share of the plan while Redis is away. */
+  readonly localShare: number;
+  /** A refused key is answered locally for at most this long (never past its Retry-After). */
+  readonly denyCacheMs: number;
+  readonly now?: () => number;
+  readonly onDegraded?: (error: unknown) => void;
+}
+
+interface Denial {
+  readonly decision: RateDecision;
+  readonly until: number;
+  strikes: number;
+}
+
+/**
+ * The Redis limiter with what production needs around it:
+ * - hot keys: a refused or banned key is answered from a local cache without a round trip (a
+ *   refusal can never over-admit), its refusals carried to Redis as strikes on the next call;
+ * - failures: `open` admits (headers from a local view, flagged degraded), `closed` refuses with
+ *   503, `local` limits in process at a share of the plan. No request waits past the command
+ *   budget (no offline queue), and the next request after Redis returns is decided by Redis again.
+ */
+export function createSharedLimiter(options: SharedLimiterOptions): Limiter {
+  const now = options.now ?? Date.now;
+  const local = createMemoryLimiter({ now, share: options.onFailure === 'local' ? options.localShare : 1 });
+  const denials = new Map<string, Denial>();
+
+  return {
+    async check(request: LimitRequest): Promise<RateDecision> {
+      const key = `${request.subject}\u0000${request.keyId ?? ''}`;
+      const at = now();
+      const denial = denials.get(key);
+      let pendingStrikes = 0;
+      if (denial !== undefined) {
+        if (denial.until > at) {
+          denial.strikes += 1;
+          return { ...denial.decision, now: at };
+        }
+        denials.delete(key);
+        pendingStrikes = denial.strikes;
+      }
+      let decision: RateDecision;
+      try {
+        decision = await options.shared.check({ ...request, pendingStrikes });
+      } catch (error) {
+        options.onDegraded?.(error);
+        if (options.onFailure === 'closed') throw new RateLimitUnavailableError(error);
+        const view = await local.check(request);
+        return options.onFailure === 'open' ? { ...view, allowed: true, banned: false, retryAt: undefined, degraded: true } : { ...view, degraded: true };
+      }
+      if (!decision.allowed && decision.retryAt !== undefined) {
+        // Held at most denyCacheMs, so a raised limit or a lifted ban is seen soon.
+        const until = Math.min(decision.retryAt, at + options.denyCacheMs);
+        if (denials.size > 100_000) denials.clear();
+        denials.set(key, { decision, until, strikes: 0 });
+      }
+      return decision;
+    },
+  };
+}
