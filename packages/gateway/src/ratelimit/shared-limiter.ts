@@ -49,12 +49,15 @@ export function createSharedLimiter(options: SharedLimiterOptions): Limiter {
       const denial = denials.get(key);
       let pendingStrikes = 0;
       if (denial !== undefined) {
-        if (denial.until > at) {
+        // Redis counted one strike when it refused; this refusal would be the ban-making one: ask Redis.
+        const ban = request.policy.ban;
+        const banDue = !denial.decision.banned && ban !== undefined && 1 + denial.strikes + 1 >= ban.strikes;
+        if (denial.until > at && !banDue) {
           denial.strikes += 1;
           return { ...denial.decision, now: at };
         }
         denials.delete(key);
-        pendingStrikes = denial.strikes;
+        pendingStrikes = denial.decision.banned ? 0 : denial.strikes;
       }
       let decision: RateDecision;
       try {

@@ -1,0 +1,172 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { writeFileSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseList } from 'structured-headers';
+import { redisSkipReason, startRedis, type RedisServer } from '@animal-store/testkit';
+import { createTestKeyring } from './keys-fixture.js';
+import { PROXY_TEST_PATHS, startGateway, startRecordingUpstream, writeDocument, type RecordingUpstream, type RunningGateway } from './helpers.js';
+
+type Keyring = Awaited<ReturnType<typeof createTestKeyring>>;
+
+function plansFile(overrides: Record<string, unknown> = {}): string {
+  const file = join(mkdtempSync(join(tmpdir(), 'plans-')), 'plans.json');
+  const plans = {
+    plans: { free: { minute: 60, day: 1000 }, pro: { minute: 300, day: 10000 }, business: { minute: 1000, day: 100000 }, enterprise: { minute: 5000, day: 2000000 } },
+    anonymous: { minute: 30, day: 1000 },
+    ban: { strikes: 5, strikeWindowSeconds: 60, banSeconds: 120 },
+    accounts: {},
+    ...overrides,
+  };
+  writeFileSync(file, JSON.stringify(plans));
+  return file;
+}
+
+/** Fires `count` requests at once, spread over `urls`, and counts the statuses. */
+async function burst(urls: readonly string[], count: number, token: string): Promise<Record<number, number>> {
+  const statuses = await Promise.all(
+    Array.from({ length: count }, (_, i) => fetch(`${urls[i % urls.length]}/v1/echo`, { headers: { authorization: `Bearer ${token}` } }).then(async (res) => (await res.arrayBuffer(), res.status))),
+  );
+  const counts: Record<number, number> = {};
+  for (const status of statuses) counts[status] = (counts[status] ?? 0) + 1;
+  return counts;
+}
+
+/** Checks the rate-limit headers of any answer with an RFC 9651 parser. */
+function assertRateLimitHeaders(res: Response): void {
+  const policy = parseList(res.headers.get('ratelimit-policy') ?? '');
+  assert.deepEqual(policy.map(([name]) => name), ['minute', 'day']);
+  for (const [, params] of policy) assert.ok(Number.isInteger(params.get('q')) && Number.isInteger(params.get('w')));
+  const current = parseList(res.headers.get('ratelimit') ?? '');
+  assert.deepEqual(current.map(([name]) => name), ['minute', 'day']);
+  for (const [, params] of current) assert.ok((params.get('r') as number) >= 0 && (params.get('t') as number) >= 0);
+  assert.match(res.headers.get('x-ratelimit-limit') ?? '', /^\d+$/);
+  assert.ok(Number(res.headers.get('x-ratelimit-remaining')) >= 0);
+  const reset = Number(res.headers.get('x-ratelimit-reset'));
+  assert.ok(reset >= Math.floor(Date.now() / 1000) - 1 && reset < Date.now() / 1000 + 86_400 * 2, `reset ${reset}`);
+}
+
+for (const store of ['memory', 'redis'] as const) {
+  describe(`rate limits, ${store === 'redis' ? 'shared through Redis' : 'in process'}`, { skip: store === 'redis' ? redisSkipReason() : false }, () => {
+    let redis: RedisServer | undefined;
+    let keyring: Keyring;
+    let upstream: RecordingUpstream;
+    let gateways: RunningGateway[] = [];
+    let plans: string;
+    const env = () => ({
+      UPSTREAM_URL: upstream.url,
+      OPENAPI_FILE: writeDocument(PROXY_TEST_PATHS),
+      JWKS_FILE: keyring.files.jwks,
+      PLANS_FILE: plans,
+      ...(redis === undefined ? {} : { REDIS_URL: redis.url, REDIS_COMMAND_TIMEOUT_MS: '1000' }),
+    });
+
+    before(async () => {
+      if (store === 'redis') redis = await startRedis();
+      keyring = await createTestKeyring();
+      upstream = await startRecordingUpstream();
+      plans = plansFile();
+      gateways.push(await startGateway(env()));
+      if (store === 'redis') gateways.push(await startGateway(env()));
+    });
+    after(async () => {
+      for (const gateway of gateways) await gateway.close();
+      gateways = [];
+      await upstream?.close();
+      await redis?.close();
+    });
+
+    test('500 parallel requests on a fresh free key admit exactly 60', async () => {
+      const { token } = await keyring.issue({ plan: 'free', sub: `free-${store}` });
+      const counts = await burst([gateways[0]!.url], 500, token);
+      assert.deepEqual(counts, { 200: 60, 429: 440 });
+    });
+
+    test('3,000 parallel requests on a business key admit exactly 1,000', async () => {
+      const { token } = await keyring.issue({ plan: 'business', sub: `biz-${store}` });
+      const counts = await burst([gateways[0]!.url], 3000, token);
+      assert.equal(counts[200], 1000);
+      assert.equal((counts[429] ?? 0) + (counts[200] ?? 0), 3000);
+    });
+
+    if (store === 'redis') {
+      test('the same, spread over two gateway instances sharing one Redis', async () => {
+        const { token } = await keyring.issue({ plan: 'free', sub: 'free-two-instances' });
+        assert.deepEqual(await burst(gateways.map((g) => g.url), 500, token), { 200: 60, 429: 440 });
+        const business = (await keyring.issue({ plan: 'business', sub: 'biz-two-instances' })).token;
+        assert.equal((await burst(gateways.map((g) => g.url), 3000, business))[200], 1000);
+      });
+
+      test('limits are per account: two keys of one account share them', async () => {
+        const a = (await keyring.issue({ plan: 'free', sub: 'shared-account' })).token;
+        const b = (await keyring.issue({ plan: 'free', sub: 'shared-account' })).token;
+        const counts = await Promise.all([burst([gateways[0]!.url], 40, a), burst([gateways[1]!.url], 40, b)]);
+        assert.equal((counts[0][200] ?? 0) + (counts[1][200] ?? 0), 60);
+      });
+    }
+
+    test('remaining counts down to 0; a refusal carries Retry-After and a Reset after it, and charges nothing', async () => {
+      const { token } = await keyring.issue({ plan: 'free', sub: `countdown-${store}` });
+      const call = () => fetch(`${gateways[0]!.url}/v1/echo`, { headers: { authorization: `Bearer ${token}` } });
+      for (let expected = 59; expected >= 0; expected--) {
+        const res = await call();
+        assert.equal(res.status, 200);
+        assert.equal(res.headers.get('x-ratelimit-remaining'), String(expected));
+        assert.equal(res.headers.get('x-ratelimit-limit'), '60');
+        assertRateLimitHeaders(res);
+      }
+      const before = upstream.requests.length;
+      const refused = await call();
+      assert.equal(refused.status, 429);
+      assert.deepEqual(await refused.json(), { code: 'rate_limited', message: 'Rate limit exceeded: retry after the time in Retry-After.', status: 429 });
+      const retryAfter = Number(refused.headers.get('retry-after'));
+      assert.ok(Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= 61, `Retry-After ${retryAfter}`);
+      assert.ok(Number(refused.headers.get('x-ratelimit-reset')) >= Math.floor(Date.now() / 1000) + retryAfter - 1);
+      assert.equal(refused.headers.get('x-ratelimit-remaining'), '0');
+      assertRateLimitHeaders(refused);
+      assert.equal(upstream.requests.length, before, 'a 429 never reaches the upstream');
+    });
+
+    test('a key that keeps sending while limited is banned (429 key_banned, Retry-After = ban left)', async () => {
+      const { token } = await keyring.issue({ plan: 'free', sub: `striker-${store}` });
+      const call = () => fetch(`${gateways[0]!.url}/v1/echo`, { headers: { authorization: `Bearer ${token}` } });
+      for (let i = 0; i < 60; i++) assert.equal((await call()).status, 200);
+      const codes: string[] = [];
+      for (let i = 0; i < 8; i++) codes.push(((await (await call()).json()) as { code: string }).code);
+      assert.deepEqual(codes.slice(0, 4), ['rate_limited', 'rate_limited', 'rate_limited', 'rate_limited']);
+      assert.equal(codes[4], 'key_banned', codes.join(','));
+      const banned = await call();
+      assert.equal(banned.status, 429);
+      const retryAfter = Number(banned.headers.get('retry-after'));
+      assert.ok(retryAfter > 100 && retryAfter <= 120, `ban left ${retryAfter}`);
+      // Another key of the same account is not banned (bans are per key), though it shares the limit.
+      const sibling = (await keyring.issue({ plan: 'free', sub: `striker-${store}` })).token;
+      const siblingAnswer = await fetch(`${gateways[0]!.url}/v1/echo`, { headers: { authorization: `Bearer ${sibling}` } });
+      assert.equal(((await siblingAnswer.json()) as { code: string }).code, 'rate_limited');
+    });
+
+    test('rate-limit headers are on every answer: 401, 404, 405, 413, 502, 504 too', async () => {
+      const { token } = await keyring.issue({ plan: 'pro', sub: `headers-${store}` });
+      const auth = { authorization: `Bearer ${token}` };
+      const answers = [
+        await fetch(`${gateways[0]!.url}/v1/echo`),
+        await fetch(`${gateways[0]!.url}/v1/nothing-here`),
+        await fetch(`${gateways[0]!.url}/v1/echo`, { method: 'PUT' }),
+        await fetch(`${gateways[0]!.url}/v1/echo`, { method: 'POST', headers: auth, body: 'x'.repeat(70_000) }),
+        await fetch(`${gateways[0]!.url}/v1/reset`, { headers: auth }),
+      ];
+      assert.deepEqual(answers.map((res) => res.status), [401, 404, 405, 413, 502]);
+      for (const res of answers) assertRateLimitHeaders(res);
+      assert.equal(answers[0]!.headers.get('x-ratelimit-limit'), '30', 'unauthenticated requests fall under the anonymous policy');
+    });
+
+    test('a plan change applies from the next request', async () => {
+      const { token } = await keyring.issue({ plan: 'pro', sub: `vip-${store}` });
+      const call = () => fetch(`${gateways[0]!.url}/v1/echo`, { headers: { authorization: `Bearer ${token}` } });
+      assert.equal((await call()).headers.get('x-ratelimit-limit'), '300');
+      writeFileSync(plans, JSON.stringify({ ...JSON.parse((await import('node:fs')).readFileSync(plans, 'utf8')), accounts: { [`vip-${store}`]: { minute: 7000, day: 50000 } } }));
+      assert.equal((await call()).headers.get('x-ratelimit-limit'), '7000');
+    });
+  });
+}
