@@ -1,0 +1,134 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { Redis } from 'ioredis';
+import { redisSkipReason, startRedis, type RedisServer } from '@animal-store/testkit';
+import { createTestKeyring } from './keys-fixture.js';
+import { PROXY_TEST_PATHS, startGateway, startRecordingUpstream, writeDocument, type RecordingUpstream, type RunningGateway } from './helpers.js';
+
+const PLANS = (() => {
+  const file = join(mkdtempSync(join(tmpdir(), 'plans-')), 'plans.json');
+  writeFileSync(file, JSON.stringify({
+    plans: { free: { minute: 60, day: 1000 }, pro: { minute: 300, day: 10000 }, business: { minute: 1000, day: 100000 }, enterprise: { minute: 5000, day: 2000000 } },
+    anonymous: { minute: 30, day: 1000 },
+    accounts: {},
+  }));
+  return file;
+})();
+
+describe('rate limits when Redis fails', { skip: redisSkipReason() }, () => {
+  let redis: RedisServer;
+  let admin: Redis;
+  let keyring: Awaited<ReturnType<typeof createTestKeyring>>;
+  let upstream: RecordingUpstream;
+  const open: RunningGateway[] = [];
+
+  before(async () => {
+    redis = await startRedis();
+    admin = new Redis(redis.url, { lazyConnect: false });
+    keyring = await createTestKeyring();
+    upstream = await startRecordingUpstream();
+  });
+  after(async () => {
+    for (const gateway of open) await gateway.close();
+    admin?.disconnect();
+    await upstream?.close();
+    await redis?.close();
+  });
+
+  async function gatewayWith(policy: string): Promise<RunningGateway> {
+    const gateway = await startGateway({
+      UPSTREAM_URL: upstream.url,
+      OPENAPI_FILE: writeDocument(PROXY_TEST_PATHS),
+      JWKS_FILE: keyring.files.jwks,
+      PLANS_FILE: PLANS,
+      REDIS_URL: redis.url,
+      REDIS_COMMAND_TIMEOUT_MS: '50',
+      RATE_LIMIT_ON_REDIS_FAILURE: policy,
+      RATE_LIMIT_LOCAL_SHARE: '0.5',
+    });
+    open.push(gateway);
+    return gateway;
+  }
+
+  const timed = async (url: string, token: string) => {
+    const started = performance.now();
+    const res = await fetch(`${url}/v1/echo`, { headers: { authorization: `Bearer ${token}` } });
+    await res.arrayBuffer();
+    return { res, ms: performance.now() - started };
+  };
+
+  async function untilLimitIs(url: string, token: string, limit: string): Promise<void> {
+    const deadline = Date.now() + 10_000;
+    while ((await timed(url, token)).res.headers.get('x-ratelimit-limit') !== limit) {
+      assert.ok(Date.now() < deadline, `limit never returned to ${limit}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+
+  const EXPECTED = {
+    open: { status: 200, limit: '60' },
+    closed: { status: 503, limit: null },
+    local: { status: 200, limit: '30' },
+  } as const;
+
+  for (const policy of ['open', 'closed', 'local'] as const) {
+    test(`Redis killed and restarted, policy ${policy}: the documented answer, within the budget, then back to normal`, async () => {
+      const gateway = await gatewayWith(policy);
+      const { token } = await keyring.issue({ plan: 'free', sub: `fault-${policy}` });
+      assert.equal((await timed(gateway.url, token)).res.headers.get('x-ratelimit-limit'), '60');
+      await redis.stop('SIGKILL');
+      try {
+        for (let i = 0; i < 5; i++) {
+          const { res, ms } = await timed(gateway.url, token);
+          assert.equal(res.status, EXPECTED[policy].status);
+          assert.equal(res.headers.get('x-ratelimit-limit'), EXPECTED[policy].limit);
+          if (policy === 'closed') assert.equal(res.headers.get('retry-after'), '1');
+          assert.ok(ms < 1000, `waited ${ms} ms with Redis down`);
+        }
+      } finally {
+        await redis.restart();
+      }
+      await untilLimitIs(gateway.url, token, '60');
+    });
+  }
+
+  test('Redis paused longer than the budget: no request waits past it, and none is lost', async () => {
+    const gateway = await gatewayWith('local');
+    const { token } = await keyring.issue({ plan: 'pro', sub: 'paused' });
+    await untilLimitIs(gateway.url, token, '300');
+    await admin.call('CLIENT', 'PAUSE', '2000', 'ALL');
+    const answers = await Promise.all(Array.from({ length: 10 }, () => timed(gateway.url, token)));
+    for (const { res, ms } of answers) {
+      assert.equal(res.status, 200);
+      assert.ok(ms < 1000, `a request waited ${ms} ms while Redis was paused for 2000`);
+    }
+    await untilLimitIs(gateway.url, token, '300');
+  });
+
+  test('SCRIPT FLUSH mid-traffic: the script is loaded again and admission stays exact', async () => {
+    const gateway = await gatewayWith('closed');
+    const { token } = await keyring.issue({ plan: 'free', sub: 'flushed' });
+    const statuses: number[] = [];
+    for (let i = 0; i < 30; i++) statuses.push((await timed(gateway.url, token)).res.status);
+    await admin.script('FLUSH');
+    for (let i = 0; i < 40; i++) statuses.push((await timed(gateway.url, token)).res.status);
+    assert.equal(statuses.filter((s) => s === 200).length, 60);
+    assert.equal(statuses.filter((s) => s === 429).length, 10);
+  });
+
+  test('a key over its limit is answered from the local cache, without a Redis round trip', async () => {
+    const gateway = await gatewayWith('closed');
+    const { token } = await keyring.issue({ plan: 'free', sub: 'hot' });
+    for (let i = 0; i < 61; i++) await timed(gateway.url, token);
+    const calls = async () => {
+      const stats = (await admin.info('commandstats')).split('\n');
+      return ['evalsha', 'eval'].reduce((sum, name) => sum + Number(/calls=(\d+)/.exec(stats.find((l) => l.startsWith(`cmdstat_${name}:`)) ?? '')?.[1] ?? 0), 0);
+    };
+    const before = await calls();
+    for (let i = 0; i < 20; i++) assert.equal((await timed(gateway.url, token)).res.status, 429);
+    assert.ok((await calls()) - before <= 1, `${(await calls()) - before} script calls for 20 refusals`);
+  });
+});
