@@ -180,7 +180,10 @@ for (const pkg of IMAGES) {
     for (const workspace of readdirSync(join(root, 'packages')).filter((dir) => existsSync(join(root, 'packages', dir, 'package.json')))) {
       assert.ok(depsSources.includes(`packages/${workspace}/package.json`), `deps stage lacks ${workspace}`);
     }
-    if (pkg === 'gateway') assert.ok(copies.some((copy) => copy.sources.includes('packages/core/openapi.json')));
+    if (pkg === 'gateway') {
+      assert.ok(copies.some((copy) => copy.sources.includes('packages/core/openapi.json')), 'the interface document');
+      assert.ok(copies.some((copy) => copy.sources.includes('packages/gateway/plans.json')), 'the default plans');
+    }
 
     // node_modules links workspace dependencies to packages/<name>: the runtime needs their sources.
     const runtimeSources = copies.filter((copy) => copy.stage > 0 && copy.from === undefined).flatMap((copy) => copy.sources);
