@@ -6,7 +6,9 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
+import { redisSkipReason, startRedis, type RedisServer } from '@animal-store/testkit';
 import { generateSigningKey, signApiKey } from '../packages/gateway/src/auth/index.js';
+import { measureLimiter, type LimiterFigures } from './lib/limiter-figures.js';
 import { LOAD_SETTINGS, QUICK_SETTINGS, runLoad, type LoadResult } from './lib/load.js';
 import { renderReport, type Measurement } from './lib/report.js';
 import type { BenchContext, Scenario } from './lib/scenario.js';
@@ -14,6 +16,7 @@ import { startService, type Service } from './lib/services.js';
 import { coreDirect } from './scenarios/core-direct.js';
 import { gatewayAuthManyKeysCold, gatewayAuthManyKeysWarm, gatewayAuthOneKey } from './scenarios/gateway-auth.js';
 import { gatewayBare } from './scenarios/gateway-bare.js';
+import { gatewayAuthRedis, gatewayLimitsMemory, gatewayLimitsRedis } from './scenarios/gateway-limits.js';
 
 const { values } = parseArgs({ options: { quick: { type: 'boolean' }, rounds: { type: 'string' } } });
 const quick = values.quick ?? false;
@@ -26,6 +29,9 @@ const PLAN: { scenario: Scenario; repeat: boolean }[] = [
   { scenario: coreDirect, repeat: false },
   { scenario: gatewayBare, repeat: true },
   { scenario: gatewayAuthOneKey, repeat: true },
+  { scenario: gatewayLimitsMemory, repeat: true },
+  { scenario: gatewayAuthRedis, repeat: true },
+  { scenario: gatewayLimitsRedis, repeat: true },
   { scenario: gatewayAuthManyKeysCold, repeat: false },
   { scenario: gatewayAuthManyKeysWarm, repeat: true },
 ];
@@ -37,6 +43,9 @@ async function makeKeys(dir: string): Promise<{ jwksFile: string; revocationsFil
   // A deny-list file, as a single instance without Redis runs: its revocation check is measured too.
   const revocationsFile = join(dir, 'revoked.json');
   writeFileSync(revocationsFile, JSON.stringify({ revoked: { 'some-old-key': new Date().toISOString() } }));
+  // Limits high enough never to refuse: the limit check is measured, not refusals.
+  const high = { minute: 1_000_000_000, day: 1_000_000_000 };
+  writeFileSync(join(dir, 'plans.json'), JSON.stringify({ plans: { free: high, pro: high, business: high, enterprise: high }, anonymous: high, accounts: {} }));
   const sign = (sub: string, jti: string) =>
     signApiKey(privateJwk, { issuer: 'animal-store', audience: 'animal-store-production', subject: sub, keyId: jti, plan: 'business', issuedAt: Date.now() });
   const oneKey = await sign('bench', 'bench-one');
@@ -47,7 +56,11 @@ async function makeKeys(dir: string): Promise<{ jwksFile: string; revocationsFil
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'bench-'));
   const services: Service[] = [];
+  let redis: RedisServer | undefined;
   try {
+    const redisSkip = redisSkipReason();
+    if (redisSkip !== false) process.stdout.write(`no Redis scenarios: ${redisSkip}\n`);
+    else redis = await startRedis();
     const { jwksFile, revocationsFile, oneKey, manyKeys } = await makeKeys(dir);
     const core = await startService('core', 'core', { LOG_LEVEL: 'info' });
     services.push(core);
@@ -55,15 +68,27 @@ async function main(): Promise<void> {
       await fetch(`${core.url}/v1/pets`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: `pet-${i}`, categoryId: 1 + (i % 4), status: 'available' }) });
     }
     const gatewayEnv = { UPSTREAM_URL: core.url, LOG_LEVEL: 'info' };
-    const bare = await startService('gateway (AUTH=off)', 'gateway', { ...gatewayEnv, AUTH: 'off' });
-    const fullEnv = { ...gatewayEnv, JWKS_FILE: jwksFile, REVOCATIONS_FILE: revocationsFile };
-    const full = await startService('gateway (full)', 'gateway', fullEnv);
-    const fullCold = await startService('gateway (full, cold)', 'gateway', fullEnv);
-    services.push(bare, full, fullCold);
-    const context: BenchContext = { core, bare, full, fullCold, oneKey, manyKeys, settings };
+    const bare = await startService('gateway (AUTH=off, RATE_LIMITS=off)', 'gateway', { ...gatewayEnv, AUTH: 'off', RATE_LIMITS: 'off' });
+    const authEnv = { ...gatewayEnv, JWKS_FILE: jwksFile, REVOCATIONS_FILE: revocationsFile, RATE_LIMITS: 'off' };
+    const full = await startService('gateway (keys)', 'gateway', authEnv);
+    const fullCold = await startService('gateway (keys, cold)', 'gateway', authEnv);
+    const limitsEnv = { ...authEnv, RATE_LIMITS: 'on', PLANS_FILE: join(dir, 'plans.json') };
+    const limitsMemory = await startService('gateway (keys, limits in process)', 'gateway', limitsEnv);
+    services.push(bare, full, fullCold, limitsMemory);
+    let authRedis: Service | undefined;
+    let limitsRedis: Service | undefined;
+    if (redis !== undefined) {
+      const redisEnv = { REDIS_URL: redis.url, REVOCATIONS_FILE: '' };
+      authRedis = await startService('gateway (keys, revocations in Redis)', 'gateway', { ...authEnv, ...redisEnv });
+      limitsRedis = await startService('gateway (keys, limits in Redis)', 'gateway', { ...limitsEnv, ...redisEnv });
+      services.push(authRedis, limitsRedis);
+    }
+    const context: BenchContext = { core, bare, full, fullCold, limitsMemory, authRedis, limitsRedis, oneKey, manyKeys, settings };
 
     // Warm the JIT and connection pools of what the paired scenarios measure (not fullCold).
-    for (const [service, authorization] of [[core, undefined], [bare, undefined], [full, `Bearer ${oneKey}`]] as const) {
+    const warm: [Service, string | undefined][] = [[core, undefined], [bare, undefined], [full, `Bearer ${oneKey}`], [limitsMemory, `Bearer ${oneKey}`]];
+    if (authRedis !== undefined && limitsRedis !== undefined) warm.push([authRedis, `Bearer ${oneKey}`], [limitsRedis, `Bearer ${oneKey}`]);
+    for (const [service, authorization] of warm) {
       await runLoad({ url: `${service.url}/v1/pets`, settings, duration: settings.warmupSeconds, ...(authorization === undefined ? {} : { headers: { authorization } }) });
     }
 
@@ -72,24 +97,31 @@ async function main(): Promise<void> {
     for (let round = 1; round <= rounds; round++) {
       for (const { scenario, repeat } of PLAN) {
         if (!repeat && round > 1) continue;
+        if (scenario.needsRedis === true && redis === undefined) continue;
         const result: LoadResult = await scenario.run(context);
         measurements.push({ scenario: scenario.name, description: scenario.description, round, expectStatuses: scenario.expectStatuses, result });
         process.stdout.write(`${scenario.name.padEnd(30)} round ${round}: ${Math.round(result.rps)} req/s, p50 ${result.p50} ms, p99 ${result.p99} ms\n`);
       }
     }
 
+    let limiter: LimiterFigures | undefined;
+    if (redis !== undefined) {
+      limiter = await measureLimiter(redis.url, quick ? 0.5 : 5);
+      process.stdout.write(`limiter: ${Math.round(limiter.decisionsPerSecond)} decisions/s; memory ${JSON.stringify(limiter.memory)}\n`);
+    }
     const machine = { node: process.version, cpu: cpus()[0]?.model ?? 'unknown', cores: cpus().length, loadavgAtStart: loadavg() };
     const run = { date: new Date(started).toISOString(), quick, rounds, settings, manyKeyCount, machine };
     const stamp = run.date.replace(/[:.]/g, '-');
     const resultsDir = fileURLToPath(new URL('./results/', import.meta.url));
     mkdirSync(resultsDir, { recursive: true });
-    writeFileSync(join(resultsDir, `${stamp}.json`), `${JSON.stringify({ run, measurements }, null, 2)}\n`);
-    const report = renderReport(run, measurements);
+    writeFileSync(join(resultsDir, `${stamp}.json`), `${JSON.stringify({ run, limiter, measurements }, null, 2)}\n`);
+    const report = renderReport(run, measurements, limiter);
     writeFileSync(join(resultsDir, `${stamp}.md`), report.markdown);
     process.stdout.write(`\n${report.markdown}\nwritten: bench/results/${stamp}.{json,md}\n`);
     if (report.unexpected > 0) process.exitCode = 1;
   } finally {
     await Promise.all(services.map((service) => service.stop()));
+    await redis?.close();
     rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -1,3 +1,4 @@
+import type { LimiterFigures } from './limiter-figures.js';
 import type { LoadResult, LoadSettings } from './load.js';
 
 export interface Measurement {
@@ -23,6 +24,9 @@ const RATIOS: [numerator: string, denominator: string, goal: number | undefined]
   ['gateway-auth-1-key', 'gateway-bare', 0.9],
   ['gateway-auth-10k-keys-warm', 'gateway-bare', 0.9],
   ['gateway-auth-10k-keys-cold', 'gateway-bare', undefined],
+  ['gateway-limits-memory', 'gateway-auth-1-key', 0.9],
+  ['gateway-limits-redis', 'gateway-auth-redis', 0.9],
+  ['gateway-limits-redis', 'gateway-bare', 0.9],
 ];
 
 interface Row {
@@ -54,7 +58,7 @@ function summarise(measurements: readonly Measurement[]): Row[] {
 }
 
 /** The markdown report: settings, machine, a table per scenario, the ratios against their goals. */
-export function renderReport(run: RunInfo, measurements: readonly Measurement[]): { markdown: string; unexpected: number } {
+export function renderReport(run: RunInfo, measurements: readonly Measurement[], limiter?: LimiterFigures): { markdown: string; unexpected: number } {
   const rows = summarise(measurements);
   const bySce = new Map(rows.map((row) => [row.scenario, row]));
   const lines = [
@@ -78,6 +82,13 @@ export function renderReport(run: RunInfo, measurements: readonly Measurement[])
     const judged = goal !== undefined && !run.quick;
     const verdict = !judged ? (goal === undefined ? '—' : `≥ ${goal} (not judged in --quick)`) : `≥ ${goal} ${ratio >= goal ? 'met' : `**missed by ${(goal - ratio).toFixed(2)}**`}`;
     lines.push(`| ${numerator} / ${denominator} | ${ratio.toFixed(2)} | ${verdict} |`);
+  }
+  if (limiter !== undefined) {
+    lines.push(
+      '',
+      `Limiter, one process against a loopback Redis: **${Math.round(limiter.decisionsPerSecond)} decisions/s** (${limiter.concurrency} in flight, ${limiter.seconds} s; goal ≥ 30,000).`,
+      `Redis memory per account (MEMORY USAGE of its counters): ${limiter.memory.oneRequest} B after one request, ${limiter.memory.typical} B for a steady client (a request every 5 s), ${limiter.memory.worst} B with every bucket of both windows in use (goals ≤ 256 B typical, ≤ 2 KB worst).`,
+    );
   }
   const unexpected = rows.reduce((sum, r) => sum + r.unexpected + r.errors, 0);
   if (unexpected > 0) lines.push('', `**${unexpected} unexpected answers or socket errors**: see the JSON for the status counts.`);

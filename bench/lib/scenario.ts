@@ -6,10 +6,15 @@ export interface BenchContext {
   readonly core: Service;
   /** A gateway with authentication off: a bare proxy in front of the core. */
   readonly bare: Service;
-  /** A gateway with the full pipeline (keys required). */
+  /** A gateway with keys required, rate limits off. */
   readonly full: Service;
   /** A second full gateway, untouched until the 10,000-key scenarios (its key cache starts empty). */
   readonly fullCold: Service;
+  /** Keys and in-process limits (limits high enough never to refuse). */
+  readonly limitsMemory: Service;
+  /** Keys with revocations in Redis, limits off; and the same with limits in Redis. */
+  readonly authRedis: Service | undefined;
+  readonly limitsRedis: Service | undefined;
   readonly oneKey: string;
   readonly manyKeys: readonly string[];
   readonly settings: LoadSettings;
@@ -20,6 +25,8 @@ export interface Scenario {
   readonly description: string;
   /** The statuses every answer should have; anything else is counted and flagged in the report. */
   readonly expectStatuses: readonly number[];
+  /** Skipped (with a printed reason) where no redis-server is installed. */
+  readonly needsRedis?: boolean;
   run(context: BenchContext): Promise<LoadResult>;
 }
 

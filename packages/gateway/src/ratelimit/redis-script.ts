@@ -3,8 +3,10 @@
  * strikes, all or nothing. The algorithm is `sliding-window.ts`'s, line for line.
  *
  * KEYS (one account's hash tag, so the script runs on Redis Cluster):
- *   1 the account's window counters (a hash: `<window>:t` total, `<window>:f` first bucket,
- *     `<window>:l` last bucket, `<window>:<bucket>` requests admitted in that bucket)
+ *   1 the account's window counters, one small hash for all windows. Per window (w = its first
+ *     letter): `wt` total, `wf` first bucket, `wl` last bucket, and `w<slot>` the requests admitted
+ *     in a bucket, its slot being bucket mod (buckets + 1): the buckets in use never span more than
+ *     buckets + 1 in a row, so slots never collide, and field names stay 2-3 bytes (memory).
  *   2 the key's ban (a string with a TTL)
  *   3 the key's strikes (a counter with a TTL)
  * ARGV: 1 now in ms, or '' for Redis TIME (one clock for every gateway instance)
@@ -14,8 +16,9 @@
  *       7 number of windows, then per window: name, limit, window ms, buckets
  * Returns {outcome (1 admitted, 0 refused, 2 banned), now, retryAt (-1: never, 0: none),
  *          then per window: total after this request, resetAt}
- * Bucket numbers are formatted with %d before they become field names: Lua 5.1 prints large
- * numbers as 1.8e+09.
+ * Invariant: while a window's total is above 0, its first bucket holds requests; so the common
+ * path reads no bucket at all (one HMGET, the charge, one HSET). Bucket numbers are formatted with
+ * %d before they are stored: Lua 5.1 prints large numbers as 1.8e+09.
  */
 export const RATE_LIMIT_SCRIPT = `
 local now
@@ -30,40 +33,57 @@ local strikeLimit, strikeMs, banMs = tonumber(ARGV[3]), tonumber(ARGV[4]), tonum
 local pending = tonumber(ARGV[6])
 local n = tonumber(ARGV[7])
 local wins = {}
+local meta = {}
 local longest = 0
 for k = 1, n do
   local base = 7 + (k - 1) * 4
-  local w = { name = ARGV[base + 1], limit = tonumber(ARGV[base + 2]), ms = tonumber(ARGV[base + 3]), buckets = tonumber(ARGV[base + 4]) }
+  local w = { p = string.sub(ARGV[base + 1], 1, 1), limit = tonumber(ARGV[base + 2]), ms = tonumber(ARGV[base + 3]), buckets = tonumber(ARGV[base + 4]) }
   w.width = w.ms / w.buckets
   if w.ms + w.width > longest then longest = w.ms + w.width end
-  local h = redis.call('HMGET', KEYS[1], w.name .. ':t', w.name .. ':f', w.name .. ':l')
-  w.total, w.first, w.last = tonumber(h[1]) or 0, tonumber(h[2]) or 0, tonumber(h[3]) or 0
+  wins[k] = w
+  meta[#meta + 1] = w.p .. 't'
+  meta[#meta + 1] = w.p .. 'f'
+  meta[#meta + 1] = w.p .. 'l'
+end
+local h = redis.call('HMGET', KEYS[1], unpack(meta))
+
+local function slot(w, bucket)
+  return w.p .. string.format('%d', bucket % (w.buckets + 1))
+end
+
+for k = 1, n do
+  local w = wins[k]
+  w.total, w.first, w.last = tonumber(h[k * 3 - 2]) or 0, tonumber(h[k * 3 - 1]) or 0, tonumber(h[k * 3]) or 0
   w.current = math.max(math.floor(now / w.width), w.last)
   local lowest = w.current - w.buckets
-  if w.total > 0 then
-    while w.first <= w.last do
-      local field = w.name .. ':' .. string.format('%d', w.first)
-      local c = tonumber(redis.call('HGET', KEYS[1], field)) or 0
-      if w.first >= lowest and c > 0 then break end
-      if c > 0 then
-        w.total = w.total - c
-        redis.call('HDEL', KEYS[1], field)
-      end
+  -- Drop buckets that left the window, then any empty ones, so the first bucket holds requests.
+  while w.total > 0 and w.first < lowest do
+    local c = tonumber(redis.call('HGET', KEYS[1], slot(w, w.first))) or 0
+    w.total = w.total - c
+    redis.call('HDEL', KEYS[1], slot(w, w.first))
+    w.first = w.first + 1
+    while w.total > 0 and w.first <= w.last and (tonumber(redis.call('HGET', KEYS[1], slot(w, w.first))) or 0) == 0 do
       w.first = w.first + 1
     end
   end
   if w.total == 0 then w.first = w.current end
-  wins[k] = w
 end
 
 local function result(outcome, retryAt)
   local out = { outcome, now, retryAt }
+  local fields = {}
   for k = 1, n do
     local w = wins[k]
-    redis.call('HSET', KEYS[1], w.name .. ':t', w.total, w.name .. ':f', string.format('%d', w.first), w.name .. ':l', string.format('%d', w.last))
+    fields[#fields + 1] = w.p .. 't'
+    fields[#fields + 1] = w.total
+    fields[#fields + 1] = w.p .. 'f'
+    fields[#fields + 1] = string.format('%d', w.first)
+    fields[#fields + 1] = w.p .. 'l'
+    fields[#fields + 1] = string.format('%d', w.last)
     out[#out + 1] = w.total
     if w.total == 0 then out[#out + 1] = now else out[#out + 1] = (w.first + w.buckets + 1) * w.width end
   end
+  redis.call('HSET', KEYS[1], unpack(fields))
   redis.call('PEXPIRE', KEYS[1], math.ceil(longest))
   return out
 end
@@ -82,7 +102,7 @@ for k = 1, n do
     if w.limit >= 1 then
       local toFree = w.total + 1 - w.limit
       for b = w.first, w.last do
-        toFree = toFree - (tonumber(redis.call('HGET', KEYS[1], w.name .. ':' .. string.format('%d', b))) or 0)
+        toFree = toFree - (tonumber(redis.call('HGET', KEYS[1], slot(w, b))) or 0)
         if toFree <= 0 then at = (b + w.buckets + 1) * w.width break end
       end
     end
@@ -94,7 +114,7 @@ if not blocked then
   for k = 1, n do
     local w = wins[k]
     if w.total == 0 then w.first = w.current end
-    redis.call('HINCRBY', KEYS[1], w.name .. ':' .. string.format('%d', w.current), 1)
+    redis.call('HINCRBY', KEYS[1], slot(w, w.current), 1)
     w.total = w.total + 1
     w.last = w.current
   end

@@ -1,0 +1,25 @@
+import { runLoad } from '../lib/load.js';
+import type { Scenario } from '../lib/scenario.js';
+
+export const gatewayLimitsMemory: Scenario = {
+  name: 'gateway-limits-memory',
+  description: 'the full pipeline: one key, limits in process (high enough never to refuse)',
+  expectStatuses: [200],
+  run: ({ limitsMemory, oneKey, settings }) => runLoad({ url: `${limitsMemory.url}/v1/pets`, settings, headers: { authorization: `Bearer ${oneKey}` } }),
+};
+
+export const gatewayAuthRedis: Scenario = {
+  name: 'gateway-auth-redis',
+  description: 'keys with revocations checked in Redis, limits off: the baseline for limits in Redis',
+  expectStatuses: [200],
+  needsRedis: true,
+  run: ({ authRedis, oneKey, settings }) => runLoad({ url: `${authRedis?.url}/v1/pets`, settings, headers: { authorization: `Bearer ${oneKey}` } }),
+};
+
+export const gatewayLimitsRedis: Scenario = {
+  name: 'gateway-limits-redis',
+  description: 'the full pipeline: one key, revocations and limits in Redis (one script call per request)',
+  expectStatuses: [200],
+  needsRedis: true,
+  run: ({ limitsRedis, oneKey, settings }) => runLoad({ url: `${limitsRedis?.url}/v1/pets`, settings, headers: { authorization: `Bearer ${oneKey}` } }),
+};
