@@ -54,6 +54,7 @@ end
 for k = 1, n do
   local w = wins[k]
   w.total, w.first, w.last = tonumber(h[k * 3 - 2]) or 0, tonumber(h[k * 3 - 1]) or 0, tonumber(h[k * 3]) or 0
+  w.was = { w.total, w.first, w.last }
   w.current = math.max(math.floor(now / w.width), w.last)
   local lowest = w.current - w.buckets
   -- Drop buckets that left the window, then any empty ones, so the first bucket holds requests.
@@ -69,22 +70,26 @@ for k = 1, n do
   if w.total == 0 then w.first = w.current end
 end
 
+-- Writes only what changed. The TTL is refreshed when a bucket is created: the hash then outlives
+-- its newest bucket's stay in the longest window (created at t >= its start, kept to t + longest).
+local newBucket = false
 local function result(outcome, retryAt)
   local out = { outcome, now, retryAt }
   local fields = {}
   for k = 1, n do
     local w = wins[k]
-    fields[#fields + 1] = w.p .. 't'
-    fields[#fields + 1] = w.total
-    fields[#fields + 1] = w.p .. 'f'
-    fields[#fields + 1] = string.format('%d', w.first)
-    fields[#fields + 1] = w.p .. 'l'
-    fields[#fields + 1] = string.format('%d', w.last)
+    local now3 = { w.total, w.first, w.last }
+    for i, suffix in ipairs({ 't', 'f', 'l' }) do
+      if now3[i] ~= w.was[i] then
+        fields[#fields + 1] = w.p .. suffix
+        fields[#fields + 1] = string.format('%d', now3[i])
+      end
+    end
     out[#out + 1] = w.total
     if w.total == 0 then out[#out + 1] = now else out[#out + 1] = (w.first + w.buckets + 1) * w.width end
   end
-  redis.call('HSET', KEYS[1], unpack(fields))
-  redis.call('PEXPIRE', KEYS[1], math.ceil(longest))
+  if #fields > 0 then redis.call('HSET', KEYS[1], unpack(fields)) end
+  if newBucket then redis.call('PEXPIRE', KEYS[1], math.ceil(longest)) end
   return out
 end
 
@@ -114,7 +119,7 @@ if not blocked then
   for k = 1, n do
     local w = wins[k]
     if w.total == 0 then w.first = w.current end
-    redis.call('HINCRBY', KEYS[1], slot(w, w.current), 1)
+    if redis.call('HINCRBY', KEYS[1], slot(w, w.current), 1) == 1 then newBucket = true end
     w.total = w.total + 1
     w.last = w.current
   end
