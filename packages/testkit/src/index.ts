@@ -1,3 +1,4 @@
 export { freePort } from './free-port.js';
+export { startRedisCluster, type RedisCluster } from './redis-cluster.js';
 export { redisSkipReason, startRedis, type RedisServer, type StartRedisOptions } from './redis-server.js';
 export { startService, type ServiceProcess, type StartServiceOptions } from './service-process.js';

@@ -90,6 +90,7 @@ export const GatewayEnv = z.object({
   RATE_LIMIT_DENY_CACHE_MS: z.coerce.number().int().min(0).max(60_000).default(1000),
 
   REDIS_URL: z.url({ protocol: /^rediss?$/ }).optional(),
+  REDIS_CLUSTER: z.stringbool().default(false),
   REDIS_PREFIX: z.string().regex(/^[A-Za-z0-9:_{}-]{1,64}$/).default('gw'),
   REDIS_COMMAND_TIMEOUT_MS: ms.default(50),
 });

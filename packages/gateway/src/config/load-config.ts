@@ -38,7 +38,7 @@ export interface GatewayConfig {
         readonly denyCacheMs: number;
       };
   /** Shared state (revocations; rate limits next). Without it, state is in process. */
-  readonly redis: { readonly url: string; readonly prefix: string; readonly commandTimeoutMs: number } | undefined;
+  readonly redis: { readonly url: string; readonly cluster: boolean; readonly prefix: string; readonly commandTimeoutMs: number } | undefined;
 }
 
 export type KeysConfig =
@@ -129,7 +129,10 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
             localShare: e.RATE_LIMIT_LOCAL_SHARE,
             denyCacheMs: e.RATE_LIMIT_DENY_CACHE_MS,
           },
-    redis: e.REDIS_URL === undefined ? undefined : { url: e.REDIS_URL, prefix: e.REDIS_PREFIX, commandTimeoutMs: e.REDIS_COMMAND_TIMEOUT_MS },
+    redis:
+      e.REDIS_URL === undefined
+        ? undefined
+        : { url: e.REDIS_URL, cluster: e.REDIS_CLUSTER, prefix: e.REDIS_PREFIX, commandTimeoutMs: e.REDIS_COMMAND_TIMEOUT_MS },
   };
   Object.freeze(config.upstream);
   Object.freeze(config.auth);

@@ -1,4 +1,4 @@
-import { Redis } from 'ioredis';
+import { Cluster, Redis } from 'ioredis';
 
 /** All the gateway needs from a Redis client; the one place ioredis is imported implements it. */
 export interface RedisClient {
@@ -17,6 +17,8 @@ export interface RedisClient {
 export interface RedisClientOptions {
   /** Longest a command may take; past it the caller's fallback answers. Tens of ms. */
   readonly commandTimeoutMs: number;
+  /** `url` is one node of a Redis Cluster; the others are discovered from it. */
+  readonly cluster?: boolean;
 }
 
 /**
@@ -25,12 +27,19 @@ export interface RedisClientOptions {
  * reconnection in the background.
  */
 export function createRedisClient(url: string, options: RedisClientOptions): RedisClient {
-  const redis = new Redis(url, {
-    enableOfflineQueue: false,
-    commandTimeout: options.commandTimeoutMs,
-    maxRetriesPerRequest: 1,
-    retryStrategy: (attempt) => Math.min(attempt * 100, 2000),
-  });
+  const retry = (attempt: number) => Math.min(attempt * 100, 2000);
+  const redisOptions = { commandTimeout: options.commandTimeoutMs, maxRetriesPerRequest: 1 };
+  let redis: Redis | Cluster;
+  if (options.cluster === true) {
+    const seed = new URL(url);
+    redis = new Cluster([{ host: seed.hostname, port: Number(seed.port || 6379) }], {
+      enableOfflineQueue: false,
+      clusterRetryStrategy: retry,
+      redisOptions: { ...redisOptions, ...(seed.password === '' ? {} : { password: decodeURIComponent(seed.password) }) },
+    });
+  } else {
+    redis = new Redis(url, { ...redisOptions, enableOfflineQueue: false, retryStrategy: retry });
+  }
   // Without a listener an 'error' event would end the process; failures surface per command.
   redis.on('error', () => {});
   return {

@@ -1,0 +1,74 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { Cluster } from 'ioredis';
+import { redisSkipReason, startRedisCluster, type RedisCluster } from '@animal-store/testkit';
+import { createTestKeyring } from './keys-fixture.js';
+import { PROXY_TEST_PATHS, startGateway, startRecordingUpstream, writeDocument, type RecordingUpstream, type RunningGateway } from './helpers.js';
+
+describe('rate limits on a Redis Cluster of three masters', { skip: redisSkipReason() }, () => {
+  let cluster: RedisCluster;
+  let keyring: Awaited<ReturnType<typeof createTestKeyring>>;
+  let upstream: RecordingUpstream;
+  const gateways: RunningGateway[] = [];
+
+  before(async () => {
+    cluster = await startRedisCluster(3);
+    keyring = await createTestKeyring();
+    upstream = await startRecordingUpstream();
+    const env = {
+      UPSTREAM_URL: upstream.url,
+      OPENAPI_FILE: writeDocument(PROXY_TEST_PATHS),
+      JWKS_FILE: keyring.files.jwks,
+      REDIS_URL: cluster.seedUrl,
+      REDIS_CLUSTER: 'true',
+      REDIS_COMMAND_TIMEOUT_MS: '1000',
+      RATE_LIMITS: 'on',
+      RATE_LIMIT_ON_REDIS_FAILURE: 'closed',
+    };
+    gateways.push(await startGateway(env), await startGateway(env));
+    // Cluster clients learn the slot map asynchronously: wait until a request is decided by Redis.
+    const { token } = await keyring.issue({ plan: 'pro', sub: 'warm-up' });
+    const deadline = Date.now() + 15_000;
+    for (const gateway of gateways) {
+      while ((await fetch(`${gateway.url}/v1/echo`, { headers: { authorization: `Bearer ${token}` } })).status !== 200) {
+        assert.ok(Date.now() < deadline, 'the cluster client never became ready');
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    }
+  });
+  after(async () => {
+    for (const gateway of gateways) await gateway.close();
+    await upstream?.close();
+    await cluster?.close();
+  });
+
+  test('500 parallel requests on fresh free keys, over two instances, admit exactly 60 each, with no CROSSSLOT', async () => {
+    // Several accounts, so their hash tags land on different masters.
+    for (const sub of ['alpha', 'bravo', 'charlie', 'delta']) {
+      const { token } = await keyring.issue({ plan: 'free', sub });
+      const statuses = await Promise.all(
+        Array.from({ length: 500 }, (_, i) =>
+          fetch(`${gateways[i % 2]!.url}/v1/echo`, { headers: { authorization: `Bearer ${token}` } }).then(async (res) => (await res.arrayBuffer(), res.status)),
+        ),
+      );
+      assert.equal(statuses.filter((s) => s === 200).length, 60, sub);
+      assert.equal(statuses.filter((s) => s === 429).length, 440, `${sub}: every other answer is a 429, none a 503 (CROSSSLOT would be one)`);
+    }
+  });
+
+  test('the accounts really are spread over the masters', async () => {
+    const client = new Cluster([{ host: '127.0.0.1', port: cluster.nodes[0]!.port }]);
+    try {
+      const owners = new Set<string>();
+      for (const sub of ['alpha', 'bravo', 'charlie', 'delta']) {
+        const slot = await client.cluster('KEYSLOT', `gw:{${sub}}:rl`);
+        const shards = (await client.cluster('SLOTS')) as unknown as [number, number, [string, number]][];
+        const owner = shards.find(([from, to]) => slot >= from && slot <= to);
+        owners.add(String(owner?.[2]?.[1]));
+      }
+      assert.ok(owners.size >= 2, `all accounts on one master: ${[...owners].join(',')}`);
+    } finally {
+      client.disconnect();
+    }
+  });
+});
