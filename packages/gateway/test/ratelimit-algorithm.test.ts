@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { Redis } from 'ioredis';
 import { redisSkipReason, startRedis, type RedisServer } from '@animal-store/testkit';
 import { createMemoryLimiter } from '../src/ratelimit/memory-limiter.js';
 import type { Limiter, Policy, RateDecision } from '../src/ratelimit/policy.js';
@@ -123,6 +124,22 @@ describe('the Redis script gives the in-process answers', { skip: redisSkipReaso
         );
       }
       assertNeverOverLimit(times.filter((_, i) => shared[i]?.allowed), POLICY);
+    }
+  });
+
+  test('every hash the script writes expires: refusals, strikes and bans included', async () => {
+    const admin = new Redis(redis.url);
+    try {
+      const limiter = createRedisLimiter(client, { prefix: 'ttl' });
+      const banning: Policy = { ...POLICY, ban: { strikes: 2, strikeWindowMs: 60_000, banMs: 300_000 } };
+      for (let i = 0; i < 12; i++) await limiter.check({ subject: 'busy', keyId: 'k1', policy: banning });
+      const closed: Policy = { ...POLICY, windows: POLICY.windows.map((w) => ({ ...w, limit: 0 })), ban: banning.ban };
+      for (let i = 0; i < 3; i++) await limiter.check({ subject: 'never-admitted', keyId: 'k2', policy: closed });
+      const keys = await admin.keys('ttl:*');
+      assert.deepEqual(keys.sort(), ['ttl:{busy}:rl', 'ttl:{never-admitted}:rl']);
+      for (const key of keys) assert.ok((await admin.pttl(key)) >= 300_000 - 1000, `${key} has no TTL that outlives its ban`);
+    } finally {
+      admin.disconnect();
     }
   });
 });

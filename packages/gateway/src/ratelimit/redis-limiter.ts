@@ -15,15 +15,14 @@ function tag(subject: string): string {
 
 /** The limiter shared by every gateway instance: one script call (one round trip) per request. */
 export function createRedisLimiter(redis: RedisClient, options: RedisLimiterOptions): Limiter {
-  const run = redis.defineScript('rateLimit', RATE_LIMIT_SCRIPT, 3);
+  const run = redis.defineScript('rateLimit', RATE_LIMIT_SCRIPT, 1);
   return {
     async check(request: LimitRequest): Promise<RateDecision> {
       const { policy } = request;
-      const base = `${options.prefix}:{${tag(request.subject)}}`;
       const ban = policy.ban;
       const args: (string | number)[] = [
         options.now === undefined ? '' : options.now(),
-        request.keyId === undefined ? 0 : 1,
+        request.keyId ?? '',
         ban?.strikes ?? 0,
         ban?.strikeWindowMs ?? 0,
         ban?.banMs ?? 0,
@@ -31,8 +30,7 @@ export function createRedisLimiter(redis: RedisClient, options: RedisLimiterOpti
         policy.windows.length,
       ];
       for (const window of policy.windows) args.push(window.name, window.limit, window.windowMs, window.buckets);
-      const key = request.keyId ?? '-';
-      const reply = (await run([`${base}:rl`, `${base}:ban:${key}`, `${base}:strikes:${key}`], args)) as number[];
+      const reply = (await run([`${options.prefix}:{${tag(request.subject)}}:rl`], args)) as number[];
       const [outcome, now, retry] = reply as [number, number, number];
       return {
         allowed: outcome === 1,
