@@ -21,7 +21,7 @@ import { gatewayAuthRedis, gatewayLimitsMemory, gatewayLimitsRedis } from './sce
 const { values } = parseArgs({ options: { quick: { type: 'boolean' }, rounds: { type: 'string' } } });
 const quick = values.quick ?? false;
 const settings = quick ? QUICK_SETTINGS : LOAD_SETTINGS;
-const rounds = Number(values.rounds ?? (quick ? 1 : 2));
+const rounds = Number(values.rounds ?? (quick ? 1 : 5));
 const manyKeyCount = quick ? 300 : 10_000;
 
 /** Paired scenarios run alternately, `rounds` times, so drift on the machine hits both alike. */

@@ -43,14 +43,19 @@ function summarise(measurements: readonly Measurement[]): Row[] {
   const names = [...new Set(measurements.map((m) => m.scenario))];
   return names.map((scenario) => {
     const runs = measurements.filter((m) => m.scenario === scenario);
-    const mean = (pick: (r: LoadResult) => number) => runs.reduce((sum, m) => sum + pick(m.result), 0) / runs.length;
+    // The median over rounds: one disturbed round (a noisy neighbour) cannot move it much.
+    const median = (pick: (r: LoadResult) => number) => {
+      const values = runs.map((m) => pick(m.result)).sort((a, b) => a - b);
+      const middle = values.length >> 1;
+      return values.length % 2 === 1 ? (values[middle] as number) : ((values[middle - 1] as number) + (values[middle] as number)) / 2;
+    };
     const unexpected = runs.reduce((sum, m) => sum + Object.entries(m.result.statuses).filter(([code]) => !m.expectStatuses.includes(Number(code))).reduce((n, [, count]) => n + count, 0), 0);
     return {
       scenario,
       description: runs[0]?.description ?? '',
-      rps: mean((r) => r.rps),
-      p50: mean((r) => r.p50),
-      p99: mean((r) => r.p99),
+      rps: median((r) => r.rps),
+      p50: median((r) => r.p50),
+      p99: median((r) => r.p99),
       unexpected,
       errors: runs.reduce((sum, m) => sum + m.result.errors + m.result.timeouts, 0),
     };
@@ -65,7 +70,7 @@ export function renderReport(run: RunInfo, measurements: readonly Measurement[],
     `# Benchmark ${run.date}${run.quick ? ' (quick: a smoke test, not a measurement)' : ''}`,
     '',
     `Node ${run.machine.node}, ${run.machine.cores} × ${run.machine.cpu}, load average at start ${run.machine.loadavgAtStart.map((n) => n.toFixed(2)).join(' ')}.`,
-    `autocannon: ${run.settings.connections} connections, pipelining ${run.settings.pipelining}, ${run.settings.durationSeconds} s per run after a ${run.settings.warmupSeconds} s warm-up; paired scenarios alternate over ${run.rounds} round(s) and are averaged; ${run.manyKeyCount} distinct keys in the many-keys scenarios.`,
+    `autocannon: ${run.settings.connections} connections, pipelining ${run.settings.pipelining}, ${run.settings.durationSeconds} s per run after a ${run.settings.warmupSeconds} s warm-up; paired scenarios alternate over ${run.rounds} round(s), and the table shows their medians; ${run.manyKeyCount} distinct keys in the many-keys scenarios.`,
     '',
     '| Scenario | req/s | p50 ms | p99 ms | unexpected statuses | socket errors | What |',
     '|---|---:|---:|---:|---:|---:|---|',
