@@ -127,6 +127,14 @@ describe('the Redis script gives the in-process answers', { skip: redisSkipReaso
     }
   });
 
+  test('a Redis clock stepping back does not reset a window', async () => {
+    let now = 1_800_000_000_500;
+    const limiter = createRedisLimiter(client, { prefix: 'step', now: () => now });
+    for (let i = 0; i < 7; i++) assert.equal((await limiter.check({ subject: 'c', keyId: undefined, policy: POLICY })).allowed, true);
+    now -= 60_000;
+    assert.equal((await limiter.check({ subject: 'c', keyId: undefined, policy: POLICY })).allowed, false);
+  });
+
   test('every hash the script writes expires: refusals, strikes and bans included', async () => {
     const admin = new Redis(redis.url);
     try {

@@ -56,7 +56,9 @@ for (const store of ['memory', 'redis'] as const) {
     let plans: string;
     const env = () => ({
       UPSTREAM_URL: upstream.url,
-      OPENAPI_FILE: writeDocument(PROXY_TEST_PATHS),
+      UPSTREAM_TIMEOUT_MS: '300',
+      // The proxy-test operations, and one whose sunset has passed (for the 410).
+      OPENAPI_FILE: writeDocument({ ...PROXY_TEST_PATHS, '/retired': { get: { operationId: 'retired', deprecated: true, 'x-sunset': '2020-01-01T00:00:00Z' } } }),
       JWKS_FILE: keyring.files.jwks,
       PLANS_FILE: plans,
       ...(redis === undefined ? {} : { REDIS_URL: redis.url, REDIS_COMMAND_TIMEOUT_MS: '1000' }),
@@ -146,7 +148,7 @@ for (const store of ['memory', 'redis'] as const) {
       assert.equal(((await siblingAnswer.json()) as { code: string }).code, 'rate_limited');
     });
 
-    test('rate-limit headers are on every answer: 401, 404, 405, 413, 502, 504 too', async () => {
+    test('rate-limit headers are on every answer: 401, 404, 405, 410, 413, 502, 504 too', async () => {
       const { token } = await keyring.issue({ plan: 'pro', sub: `headers-${store}` });
       const auth = { authorization: `Bearer ${token}` };
       const answers = [
@@ -155,8 +157,10 @@ for (const store of ['memory', 'redis'] as const) {
         await fetch(`${gateways[0]!.url}/v1/echo`, { method: 'PUT' }),
         await fetch(`${gateways[0]!.url}/v1/echo`, { method: 'POST', headers: auth, body: 'x'.repeat(70_000) }),
         await fetch(`${gateways[0]!.url}/v1/reset`, { headers: auth }),
+        await fetch(`${gateways[0]!.url}/v1/hold`, { headers: auth }),
+        await fetch(`${gateways[0]!.url}/v1/retired`, { headers: auth }),
       ];
-      assert.deepEqual(answers.map((res) => res.status), [401, 404, 405, 413, 502]);
+      assert.deepEqual(answers.map((res) => res.status), [401, 404, 405, 413, 502, 504, 410]);
       for (const res of answers) assertRateLimitHeaders(res);
       assert.equal(answers[0]!.headers.get('x-ratelimit-limit'), '30', 'unauthenticated requests fall under the anonymous policy');
     });

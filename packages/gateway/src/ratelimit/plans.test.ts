@@ -1,0 +1,54 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import type { Identity } from '../auth/index.js';
+import { anonymousSubject, createPlans, readPlansFile } from './plans.js';
+
+const SHIPPED = fileURLToPath(new URL('../../plans.json', import.meta.url));
+const identity = (plan: Identity['plan'], subject = 'acme', limits?: Identity['limits']): Identity => ({ subject, keyId: 'k', plan, expiresAt: undefined, limits });
+const limitsOf = (policy: { windows: readonly { name: string; limit: number }[] }) => Object.fromEntries(policy.windows.map((w) => [w.name, w.limit]));
+
+test('the shipped plans are the interface’s', () => {
+  const plans = createPlans(SHIPPED);
+  assert.deepEqual(limitsOf(plans.forIdentity(identity('free'))), { minute: 60, day: 1000 });
+  assert.deepEqual(limitsOf(plans.forIdentity(identity('pro'))), { minute: 300, day: 10000 });
+  assert.deepEqual(limitsOf(plans.forIdentity(identity('business'))), { minute: 1000, day: 100000 });
+  assert.ok(readPlansFile(SHIPPED).ban !== undefined);
+});
+
+test('enterprise: account override first, then the limits signed into the key, then the plan', () => {
+  const file = join(mkdtempSync(join(tmpdir(), 'plans-')), 'plans.json');
+  const base = JSON.parse(JSON.stringify(readPlansFile(SHIPPED))) as Record<string, unknown>;
+  writeFileSync(file, JSON.stringify({ ...base, accounts: { megacorp: { minute: 9000, day: 9000000 } } }));
+  const plans = createPlans(file);
+  assert.deepEqual(limitsOf(plans.forIdentity(identity('enterprise', 'megacorp', { minute: 1 }))), { minute: 9000, day: 9000000 });
+  assert.deepEqual(limitsOf(plans.forIdentity(identity('enterprise', 'other', { minute: 7000 }))), { minute: 7000, day: 2000000 });
+  assert.deepEqual(limitsOf(plans.forIdentity(identity('enterprise', 'other'))), { minute: 5000, day: 2000000 });
+});
+
+test('a per-plan ban policy overrides the default', () => {
+  const file = join(mkdtempSync(join(tmpdir(), 'plans-')), 'plans.json');
+  const base = readPlansFile(SHIPPED);
+  writeFileSync(file, JSON.stringify({ ...base, plans: { ...base.plans, free: { minute: 60, day: 1000, ban: { strikes: 3, strikeWindowSeconds: 10, banSeconds: 60 } } } }));
+  const plans = createPlans(file);
+  assert.deepEqual(plans.forIdentity(identity('free')).ban, { strikes: 3, strikeWindowMs: 10_000, banMs: 60_000 });
+  assert.deepEqual(plans.forIdentity(identity('pro')).ban?.strikes, base.ban?.strikes);
+});
+
+test('an invalid plans file is refused with every problem named', () => {
+  const file = join(mkdtempSync(join(tmpdir(), 'plans-')), 'plans.json');
+  writeFileSync(file, JSON.stringify({ plans: { free: { minute: -1, day: 'x' } }, anonymous: {} }));
+  assert.throws(() => readPlansFile(file), (error: Error) => /plans\.free\.minute/.test(error.message) && /plans\.pro/.test(error.message) && /anonymous\.minute/.test(error.message));
+});
+
+test('anonymous clients: per IPv4 address, per IPv6 /64', () => {
+  assert.equal(anonymousSubject('203.0.113.7'), 'ip:203.0.113.7');
+  assert.equal(anonymousSubject('2001:db8:1:2:aaaa::1'), 'ip:2001:db8:1:2::/64');
+  assert.equal(anonymousSubject('2001:db8:1:2:ffff:ffff:ffff:ffff'), 'ip:2001:db8:1:2::/64');
+  assert.equal(anonymousSubject('2001:0db8:0001:0002::9'), 'ip:2001:db8:1:2::/64', 'the same /64 however it is written');
+  assert.equal(anonymousSubject('::1'), 'ip:0:0:0:0::/64');
+  assert.notEqual(anonymousSubject('2001:db8:1:3::1'), anonymousSubject('2001:db8:1:2::1'));
+});
