@@ -56,7 +56,6 @@ for (const store of ['memory', 'redis'] as const) {
     let plans: string;
     const env = () => ({
       UPSTREAM_URL: upstream.url,
-      UPSTREAM_TIMEOUT_MS: '300',
       // The proxy-test operations, and one whose sunset has passed (for the 410).
       OPENAPI_FILE: writeDocument({ ...PROXY_TEST_PATHS, '/retired': { get: { operationId: 'retired', deprecated: true, 'x-sunset': '2020-01-01T00:00:00Z' } } }),
       JWKS_FILE: keyring.files.jwks,
@@ -151,13 +150,16 @@ for (const store of ['memory', 'redis'] as const) {
     test('rate-limit headers are on every answer: 401, 404, 405, 410, 413, 502, 504 too', async () => {
       const { token } = await keyring.issue({ plan: 'pro', sub: `headers-${store}` });
       const auth = { authorization: `Bearer ${token}` };
+      // A gateway of its own with a short upstream timeout, for the 504.
+      const impatient = await startGateway({ ...env(), UPSTREAM_TIMEOUT_MS: '300' });
+      gateways.push(impatient);
       const answers = [
         await fetch(`${gateways[0]!.url}/v1/echo`),
         await fetch(`${gateways[0]!.url}/v1/nothing-here`),
         await fetch(`${gateways[0]!.url}/v1/echo`, { method: 'PUT' }),
         await fetch(`${gateways[0]!.url}/v1/echo`, { method: 'POST', headers: auth, body: 'x'.repeat(70_000) }),
         await fetch(`${gateways[0]!.url}/v1/reset`, { headers: auth }),
-        await fetch(`${gateways[0]!.url}/v1/hold`, { headers: auth }),
+        await fetch(`${impatient.url}/v1/hold`, { headers: auth }),
         await fetch(`${gateways[0]!.url}/v1/retired`, { headers: auth }),
       ];
       assert.deepEqual(answers.map((res) => res.status), [401, 404, 405, 413, 502, 504, 410]);
