@@ -82,3 +82,8 @@ function deepFreeze<T extends object>(value: T): T {
   }
   return Object.freeze(value);
 }
+
+/** The configuration of this process: the one place the core reads `process.env`. */
+export function loadConfigFromEnv(): ConfigResult {
+  return loadConfig(process.env);
+}

@@ -1,6 +1,6 @@
-import { drain } from '@animal-store/http-kit';
+import { exitWithProblems, serve } from '@animal-store/http-kit';
 import { pino } from 'pino';
-import { loadConfig } from './config/index.js';
+import { loadConfigFromEnv } from './config/index.js';
 import { createGateway } from './gateway.js';
 import { createAuthentication } from './auth/index.js';
 import { createHttpProxyUpstream } from './proxy/index.js';
@@ -9,18 +9,14 @@ import { createRedisClient } from './redis/index.js';
 import { loadOperations } from './routing/index.js';
 
 // Wiring only: config, parts, listen, signals. The behaviour lives in the parts.
-const result = loadConfig(process.env);
-if (!result.ok) {
-  process.stderr.write(`gateway: invalid configuration\n${result.problems.map((p) => `  - ${p}\n`).join('')}`);
-  process.exit(2);
-}
+const result = loadConfigFromEnv();
+if (!result.ok) exitWithProblems('gateway', result.problems);
 const { config } = result;
 let operations;
 try {
   operations = loadOperations(config.openApiFile);
 } catch (error) {
-  process.stderr.write(`gateway: invalid configuration\n  - ${(error as Error).message}\n`);
-  process.exit(2);
+  exitWithProblems('gateway', [(error as Error).message]);
 }
 const logger = pino({ name: 'gateway', level: config.logLevel });
 const upstream = createHttpProxyUpstream({ target: config.upstream.url, ...config.upstream });
@@ -50,36 +46,22 @@ try {
     onInvalidPlans: (error) => logger.error({ err: error }, 'PLANS_FILE became invalid; keeping the last good plans'),
   });
 } catch (error) {
-  process.stderr.write(`gateway: invalid configuration\n  - ${(error as Error).message}\n`);
-  process.exit(2);
+  exitWithProblems('gateway', [(error as Error).message]);
 }
 if (rateLimiting === undefined) logger.warn('RATE_LIMITS=off: no request is limited');
 const readiness = redis === undefined ? [] : [{ name: 'redis', ready: () => redis.ping().then(() => true, () => false) }];
 const server = createGateway(config, { logger, upstream, operations, readiness, authenticate: authentication?.authenticate, rateLimiting });
 
-server.on('error', (error) => {
-  // Listening failed (port taken, address not available): say so plainly and stop.
-  logger.fatal({ err: error }, `gateway cannot listen on ${config.host}:${config.port}`);
-  process.exit(1);
-});
-server.listen(config.port, config.host, () => {
-  const address = server.address();
-  const port = typeof address === 'object' && address !== null ? address.port : config.port;
-  logger.info({ url: `http://${config.host}:${port}`, upstream: config.upstream.url.href, operations: operations.length }, 'gateway listening');
-});
-
-let stopping = false;
-function shutdown(signal: NodeJS.Signals): void {
-  if (stopping) return;
-  stopping = true;
-  logger.info({ signal }, 'gateway draining');
-  void drain(server, config.shutdownTimeoutMs).then(async () => {
+serve(server, {
+  name: 'gateway',
+  host: config.host,
+  port: config.port,
+  logger,
+  shutdownTimeoutMs: config.shutdownTimeoutMs,
+  details: { upstream: config.upstream.url.href, operations: operations.length },
+  onDrained: async () => {
     upstream.close();
     authentication?.close();
     await redis?.close();
-    logger.info('gateway stopped');
-    process.exit(0);
-  });
-}
-process.on('SIGTERM', shutdown);
-process.on('SIGINT', shutdown);
+  },
+});

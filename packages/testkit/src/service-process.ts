@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { TEST_ENV } from './config.js';
 
 export interface ServiceProcess {
   /** The base URL the service logged when it started listening. */
@@ -25,7 +26,7 @@ export interface StartServiceOptions {
 export function startService(options: StartServiceOptions): Promise<ServiceProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', options.entry], {
     cwd: options.cwd,
-    env: { PATH: process.env.PATH ?? '', ...options.env },
+    env: { PATH: TEST_ENV.path, ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

@@ -140,3 +140,8 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
   Object.freeze(config.server);
   return { ok: true, config: Object.freeze(config) };
 }
+
+/** The configuration of this process: the one place the gateway reads `process.env`. */
+export function loadConfigFromEnv(): ConfigResult {
+  return loadConfig(process.env);
+}
