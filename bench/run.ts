@@ -17,11 +17,12 @@ import { coreDirect } from './scenarios/core-direct.js';
 import { gatewayAuthManyKeysCold, gatewayAuthManyKeysWarm, gatewayAuthOneKey } from './scenarios/gateway-auth.js';
 import { gatewayBare } from './scenarios/gateway-bare.js';
 import { gatewayAuthRedis, gatewayLimitsMemory, gatewayLimitsRedis } from './scenarios/gateway-limits.js';
+import { latencyCore, latencyGateway, rejectionPath } from './scenarios/rejection-and-latency.js';
 
 const { values } = parseArgs({ options: { quick: { type: 'boolean' }, rounds: { type: 'string' } } });
 const quick = values.quick ?? false;
 const settings = quick ? QUICK_SETTINGS : LOAD_SETTINGS;
-const rounds = Number(values.rounds ?? (quick ? 1 : 5));
+const rounds = Number(values.rounds ?? (quick ? 1 : 4));
 const manyKeyCount = quick ? 300 : 10_000;
 
 /** Paired scenarios run alternately, `rounds` times, so drift on the machine hits both alike. */
@@ -34,9 +35,12 @@ const PLAN: { scenario: Scenario; repeat: boolean }[] = [
   { scenario: gatewayLimitsRedis, repeat: true },
   { scenario: gatewayAuthManyKeysCold, repeat: false },
   { scenario: gatewayAuthManyKeysWarm, repeat: true },
+  { scenario: rejectionPath, repeat: true },
+  { scenario: latencyCore, repeat: true },
+  { scenario: latencyGateway, repeat: true },
 ];
 
-async function makeKeys(dir: string): Promise<{ jwksFile: string; revocationsFile: string; oneKey: string; manyKeys: string[] }> {
+async function makeKeys(dir: string): Promise<{ jwksFile: string; revocationsFile: string; oneKey: string; rejectedKey: string; manyKeys: string[] }> {
   const { privateJwk, publicJwk } = await generateSigningKey();
   const jwksFile = join(dir, 'jwks.json');
   writeFileSync(jwksFile, JSON.stringify({ keys: [publicJwk] }));
@@ -49,8 +53,9 @@ async function makeKeys(dir: string): Promise<{ jwksFile: string; revocationsFil
   const sign = (sub: string, jti: string) =>
     signApiKey(privateJwk, { issuer: 'animal-store', audience: 'animal-store-production', subject: sub, keyId: jti, plan: 'business', issuedAt: Date.now() });
   const oneKey = await sign('bench', 'bench-one');
+  const rejectedKey = await signApiKey(privateJwk, { issuer: 'animal-store', audience: 'animal-store-production', subject: 'over-limit', keyId: 'bench-rejected', plan: 'free', issuedAt: Date.now() });
   const manyKeys = await Promise.all(Array.from({ length: manyKeyCount }, (_, i) => sign(`account-${i}`, `bench-${i}`)));
-  return { jwksFile, revocationsFile, oneKey, manyKeys };
+  return { jwksFile, revocationsFile, oneKey, rejectedKey, manyKeys };
 }
 
 async function main(): Promise<void> {
@@ -61,7 +66,7 @@ async function main(): Promise<void> {
     const redisSkip = redisSkipReason();
     if (redisSkip !== false) process.stdout.write(`no Redis scenarios: ${redisSkip}\n`);
     else redis = await startRedis();
-    const { jwksFile, revocationsFile, oneKey, manyKeys } = await makeKeys(dir);
+    const { jwksFile, revocationsFile, oneKey, rejectedKey, manyKeys } = await makeKeys(dir);
     const core = await startService('core', 'core', { LOG_LEVEL: 'info' });
     services.push(core);
     for (let i = 0; i < 20; i++) {
@@ -74,7 +79,10 @@ async function main(): Promise<void> {
     const fullCold = await startService('gateway (keys, cold)', 'gateway', authEnv);
     const limitsEnv = { ...authEnv, RATE_LIMITS: 'on', PLANS_FILE: join(dir, 'plans.json') };
     const limitsMemory = await startService('gateway (keys, limits in process)', 'gateway', limitsEnv);
-    services.push(bare, full, fullCold, limitsMemory);
+    // The shipped plans: a free key is refused after 60 requests in a minute.
+    const rejecting = await startService('gateway (keys, shipped plans)', 'gateway', { ...authEnv, RATE_LIMITS: 'on' });
+    for (let i = 0; i < 61; i++) await fetch(`${rejecting.url}/v1/pets`, { headers: { authorization: `Bearer ${rejectedKey}` } }).then((res) => res.arrayBuffer());
+    services.push(bare, full, fullCold, limitsMemory, rejecting);
     let authRedis: Service | undefined;
     let limitsRedis: Service | undefined;
     if (redis !== undefined) {
@@ -83,7 +91,7 @@ async function main(): Promise<void> {
       limitsRedis = await startService('gateway (keys, limits in Redis)', 'gateway', { ...limitsEnv, ...redisEnv });
       services.push(authRedis, limitsRedis);
     }
-    const context: BenchContext = { core, bare, full, fullCold, limitsMemory, authRedis, limitsRedis, oneKey, manyKeys, settings };
+    const context: BenchContext = { core, bare, full, fullCold, limitsMemory, rejecting, authRedis, limitsRedis, oneKey, rejectedKey, manyKeys, settings };
 
     // Warm the JIT and connection pools of what the paired scenarios measure (not fullCold).
     const warm: [Service, string | undefined][] = [[core, undefined], [bare, undefined], [full, `Bearer ${oneKey}`], [limitsMemory, `Bearer ${oneKey}`]];

@@ -27,6 +27,7 @@ const RATIOS: [numerator: string, denominator: string, goal: number | undefined]
   ['gateway-limits-memory', 'gateway-auth-1-key', 0.9],
   ['gateway-limits-redis', 'gateway-auth-redis', 0.9],
   ['gateway-limits-redis', 'gateway-bare', 0.9],
+  ['gateway-rejection', 'gateway-limits-memory', 1.5],
 ];
 
 interface Row {
@@ -87,6 +88,13 @@ export function renderReport(run: RunInfo, measurements: readonly Measurement[],
     const judged = goal !== undefined && !run.quick;
     const verdict = !judged ? (goal === undefined ? '—' : `≥ ${goal} (not judged in --quick)`) : `≥ ${goal} ${ratio >= goal ? 'met' : `**missed by ${(goal - ratio).toFixed(2)}**`}`;
     lines.push(`| ${numerator} / ${denominator} | ${ratio.toFixed(2)} | ${verdict} |`);
+  }
+  const core = bySce.get('latency-core-1000rps');
+  const gateway = bySce.get('latency-gateway-1000rps');
+  if (core !== undefined && gateway !== undefined) {
+    const added = gateway.p99 - core.p99;
+    const verdict = run.quick ? '(not judged in --quick)' : added <= 2 ? 'met' : `**missed by ${(added - 2).toFixed(1)} ms**`;
+    lines.push('', `Latency added by the gateway at a fixed 1,000 req/s: p50 +${(gateway.p50 - core.p50).toFixed(1)} ms, p99 +${added.toFixed(1)} ms (goal ≤ 2 ms: ${verdict}).`);
   }
   if (limiter !== undefined) {
     lines.push(

@@ -12,6 +12,9 @@ export interface BenchContext {
   readonly fullCold: Service;
   /** Keys and in-process limits (limits high enough never to refuse). */
   readonly limitsMemory: Service;
+  /** Keys and the shipped plans, with `rejectedKey` already far over its limit. */
+  readonly rejecting: Service;
+  readonly rejectedKey: string;
   /** Keys with revocations in Redis, limits off; and the same with limits in Redis. */
   readonly authRedis: Service | undefined;
   readonly limitsRedis: Service | undefined;
