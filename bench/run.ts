@@ -124,8 +124,9 @@ async function main(): Promise<void> {
     mkdirSync(resultsDir, { recursive: true });
     writeFileSync(join(resultsDir, `${stamp}.json`), `${JSON.stringify({ run, limiter, measurements }, null, 2)}\n`);
     const report = renderReport(run, measurements, limiter);
-    writeFileSync(join(resultsDir, `${stamp}.md`), report.markdown);
-    process.stdout.write(`\n${report.markdown}\nwritten: bench/results/${stamp}.{json,md}\n`);
+    writeFileSync(join(resultsDir, `${stamp}.svg`), report.svg);
+    writeFileSync(join(resultsDir, `${stamp}.md`), `${report.markdown}\n![chart](${stamp}.svg)\n`);
+    process.stdout.write(`\n${report.markdown}\nwritten: bench/results/${stamp}.{json,md,svg}\n`);
     if (report.unexpected > 0) process.exitCode = 1;
   } finally {
     await Promise.all(services.map((service) => service.stop()));

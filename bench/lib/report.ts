@@ -1,3 +1,4 @@
+import { renderChart } from './chart.js';
 import type { LimiterFigures } from './limiter-figures.js';
 import type { LoadResult, LoadSettings } from './load.js';
 
@@ -64,7 +65,7 @@ function summarise(measurements: readonly Measurement[]): Row[] {
 }
 
 /** The markdown report: settings, machine, a table per scenario, the ratios against their goals. */
-export function renderReport(run: RunInfo, measurements: readonly Measurement[], limiter?: LimiterFigures): { markdown: string; unexpected: number } {
+export function renderReport(run: RunInfo, measurements: readonly Measurement[], limiter?: LimiterFigures): { markdown: string; svg: string; unexpected: number } {
   const rows = summarise(measurements);
   const bySce = new Map(rows.map((row) => [row.scenario, row]));
   const lines = [
@@ -105,5 +106,6 @@ export function renderReport(run: RunInfo, measurements: readonly Measurement[],
   }
   const unexpected = rows.reduce((sum, r) => sum + r.unexpected + r.errors, 0);
   if (unexpected > 0) lines.push('', `**${unexpected} unexpected answers or socket errors**: see the JSON for the status counts.`);
-  return { markdown: `${lines.join('\n')}\n`, unexpected };
+  const svg = renderChart(`Benchmark ${run.date}${run.quick ? ' (quick)' : ''}: medians, ${run.machine.cores} cores`, rows);
+  return { markdown: `${lines.join('\n')}\n`, svg, unexpected };
 }
