@@ -194,9 +194,17 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps): Server 
       const trace: Trace = {};
       handle(req, res, headers, trace)
         .catch((failure: unknown) => {
+          if (req.socket.destroyed && !res.headersSent) {
+            res.destroy(); // the client left mid-request (an aborted upload, say): not a gateway bug
+            return 'client_gone';
+          }
           logger.error({ err: failure, requestId: headers['x-request-id'] }, 'request failed');
-          if (res.headersSent) res.destroy();
-          else sendError(res, 'internal_error', headers);
+          try {
+            if (res.headersSent) res.destroy();
+            else sendError(res, 'internal_error', headers);
+          } catch {
+            res.destroy(); // a header the operator configured may not be sendable; never crash for it
+          }
           return 'internal_error';
         })
         .then((outcome) => {

@@ -71,6 +71,8 @@ const echo: Behaviour = (req, res, body) => {
 const DEFAULT_BEHAVIOURS: Record<string, Behaviour> = {
   '/hold': () => {},
   '/reset': (req) => req.socket.destroy(),
+  // Three digits Node's client accepts but no server may send.
+  '/weird': (req) => req.socket.end('HTTP/1.1 099 Odd\r\ncontent-length: 0\r\n\r\n'),
   '/hop': (_req, res) => {
     res.writeHead(200, {
       connection: 'keep-alive, x-upstream-secret',
@@ -109,6 +111,7 @@ export const PROXY_TEST_PATHS = {
   },
   '/hold': { get: { operationId: 'hold' } },
   '/reset': { get: { operationId: 'reset' } },
+  '/weird': { get: { operationId: 'weird' } },
   '/hop': { get: { operationId: 'hop' } },
 };
 

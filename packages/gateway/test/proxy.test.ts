@@ -41,11 +41,11 @@ describe('proxy behaviour against a recording upstream', () => {
   test('client-sent identity and hop-by-hop headers never reach the upstream', async () => {
     const raw =
       'GET /v1/echo HTTP/1.1\r\nHost: gw.test\r\nConnection: keep-alive, X-Drop-Me\r\nX-Drop-Me: 1\r\nKeep-Alive: timeout=9\r\n' +
-      'TE: trailers\r\nProxy-Authorization: Basic eA==\r\nX-Api-Subject: admin\r\nX-Api-Plan: enterprise\r\nx-api-key-id: k1\r\nX-API-Anything: 1\r\n' +
+      'TE: trailers\r\nProxy-Authorization: Basic eA==\r\nX-Api-Subject: admin\r\nX_Api_Subject: admin\r\nX_Forwarded_For: 6.6.6.6\r\nX-Api-Plan: enterprise\r\nx-api-key-id: k1\r\nX-API-Anything: 1\r\n' +
       'Forwarded: for=1.2.3.4\r\nX-Real-IP: 1.2.3.4\r\nX-Forwarded-For: 6.6.6.6\r\nX-Forwarded-Host: evil.test\r\nX-Forwarded-Proto: https\r\nX-Keep: yes\r\n\r\n';
     const reply = await rawExchange(gateway.port, raw, (text) => text.includes('}'));
     const headers = (JSON.parse(reply.slice(reply.indexOf('{'))) as { headers: Record<string, string> }).headers;
-    for (const name of ['x-drop-me', 'keep-alive', 'te', 'proxy-authorization', 'x-api-subject', 'x-api-plan', 'x-api-key-id', 'x-api-anything', 'forwarded', 'x-real-ip']) {
+    for (const name of ['x_api_subject', 'x_forwarded_for', 'x-drop-me', 'keep-alive', 'te', 'proxy-authorization', 'x-api-subject', 'x-api-plan', 'x-api-key-id', 'x-api-anything', 'forwarded', 'x-real-ip']) {
       assert.equal(headers[name], undefined, `${name} must not be forwarded`);
     }
     assert.equal(headers['x-keep'], 'yes');
@@ -107,6 +107,11 @@ describe('proxy behaviour against a recording upstream', () => {
 
   test('an upstream that resets the connection is a 502', async () => {
     await assertGatewayError(await fetch(`${gateway.url}/v1/reset`), 502, 'bad_gateway');
+  });
+
+  test('an upstream status outside 100-599 is a 502, not a crash', async () => {
+    await assertGatewayError(await fetch(`${gateway.url}/v1/weird`), 502, 'bad_gateway');
+    assert.equal((await fetch(`${gateway.url}/v1/echo`)).status, 200);
   });
 
   test('a client that goes away destroys the upstream request', async () => {

@@ -38,14 +38,15 @@ describe('rate limits when Redis fails', { skip: redisSkipReason() }, () => {
     await redis?.close();
   });
 
-  async function gatewayWith(policy: string): Promise<RunningGateway> {
+  /** A gateway on this Redis; `budgetMs` is the command budget (tests not about it get room under load). */
+  async function gatewayWith(policy: string, budgetMs = '50'): Promise<RunningGateway> {
     const gateway = await startGateway({
       UPSTREAM_URL: upstream.url,
       OPENAPI_FILE: writeDocument(PROXY_TEST_PATHS),
       JWKS_FILE: keyring.files.jwks,
       PLANS_FILE: PLANS,
       REDIS_URL: redis.url,
-      REDIS_COMMAND_TIMEOUT_MS: '50',
+      REDIS_COMMAND_TIMEOUT_MS: budgetMs,
       RATE_LIMIT_ON_REDIS_FAILURE: policy,
       RATE_LIMIT_LOCAL_SHARE: '0.5',
     });
@@ -108,8 +109,31 @@ describe('rate limits when Redis fails', { skip: redisSkipReason() }, () => {
     await untilLimitIs(gateway.url, token, '300');
   });
 
+  test('a client that leaves while its request waits on Redis sends nothing upstream', async () => {
+    const gateway = await startGateway({
+      UPSTREAM_URL: upstream.url,
+      OPENAPI_FILE: writeDocument(PROXY_TEST_PATHS),
+      JWKS_FILE: keyring.files.jwks,
+      PLANS_FILE: PLANS,
+      REDIS_URL: redis.url,
+      REDIS_COMMAND_TIMEOUT_MS: '2000',
+    });
+    open.push(gateway);
+    const { token } = await keyring.issue({ plan: 'pro', sub: 'impatient' });
+    await untilLimitIs(gateway.url, token, '300');
+    await admin.call('CLIENT', 'PAUSE', '700', 'WRITE');
+    const controller = new AbortController();
+    const pending = fetch(`${gateway.url}/v1/echo`, { signal: controller.signal, headers: { authorization: `Bearer ${token}`, 'x-request-id': 'left-early' } }).catch(() => 'aborted');
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    controller.abort();
+    assert.equal(await pending, 'aborted');
+    await new Promise((resolve) => setTimeout(resolve, 900)); // Redis answers again; the pipeline goes on
+    assert.equal((await timed(gateway.url, token)).res.status, 200);
+    assert.equal(upstream.requests.some((r) => r.headers['x-request-id'] === 'left-early'), false);
+  });
+
   test('SCRIPT FLUSH mid-traffic: the script is loaded again and admission stays exact', async () => {
-    const gateway = await gatewayWith('closed');
+    const gateway = await gatewayWith('closed', '2000');
     const { token } = await keyring.issue({ plan: 'free', sub: 'flushed' });
     const statuses: number[] = [];
     for (let i = 0; i < 30; i++) statuses.push((await timed(gateway.url, token)).res.status);
@@ -120,7 +144,7 @@ describe('rate limits when Redis fails', { skip: redisSkipReason() }, () => {
   });
 
   test('a key over its limit is answered from the local cache, without a Redis round trip', async () => {
-    const gateway = await gatewayWith('closed');
+    const gateway = await gatewayWith('closed', '2000');
     const { token } = await keyring.issue({ plan: 'free', sub: 'hot' });
     for (let i = 0; i < 61; i++) await timed(gateway.url, token);
     const calls = async () => {

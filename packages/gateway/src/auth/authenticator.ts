@@ -46,7 +46,8 @@ export function createAuthenticator(options: AuthenticatorOptions) {
       keysVersion = version;
     }
     const digest = VerifiedKeyCache.digest(token);
-    let identity = cache.get(digest);
+    const verifiedIn = cache; // the cache of the key set this verification runs against
+    let identity = verifiedIn.get(digest);
     if (identity === undefined) {
       try {
         identity = identityOf(await options.verifier.verify(token));
@@ -56,7 +57,8 @@ export function createAuthenticator(options: AuthenticatorOptions) {
         throw error;
       }
       if (identity === undefined) return { kind: 'rejected', tokenSent: true, reason: 'claims are not those of an API key (plan?)' };
-      cache.set(digest, identity);
+      // If the key set changed meanwhile, the result belongs to the old set: do not remember it.
+      if (verifiedIn === cache) cache.set(digest, identity);
     }
     if (await options.revocations.isRevoked(identity.keyId)) {
       return { kind: 'rejected', tokenSent: true, reason: 'revoked', keyId: identity.keyId };

@@ -6,7 +6,8 @@ export type Plan = (typeof PLANS)[number];
 /** The JWS `typ` of an API key: it cannot be confused with an ID token or another JWT. */
 export const API_KEY_TYP = 'apikey+jwt';
 
-const positive = z.int().min(1).max(Number.MAX_SAFE_INTEGER);
+/** RFC 9651 integers (RateLimit-Policy's `q`) have at most 15 digits. */
+const positive = z.int().min(1).max(999_999_999_999_999);
 
 /** Per-key limits an operator may sign into an enterprise key. */
 export const CustomLimits = z.strictObject({ minute: positive.optional(), day: positive.optional() });

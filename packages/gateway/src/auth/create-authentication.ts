@@ -27,7 +27,7 @@ export function createAuthentication(config: AuthConfig, deps: AuthenticationDep
   const verifier =
     keys.kind === 'file'
       ? createFileKeyVerifier(keys.path, options, deps.now)
-      : createFixedKeyVerifier(keys.kind === 'inline' ? { kind: 'jwks', jwks: keys.jwks as unknown as JSONWebKeySet } : keys, options);
+      : createFixedKeyVerifier(keys.kind === 'inline' ? { kind: 'jwks', jwks: keys.jwks as unknown as JSONWebKeySet } : keys, options, deps.now);
   let revocations: RevocationList = NO_REVOCATIONS;
   if (deps.redis !== undefined) {
     revocations = createRedisRevocations(deps.redis.client, { key: redisKeyNames(deps.redis.prefix).revoked, onDegraded: deps.onDegraded });

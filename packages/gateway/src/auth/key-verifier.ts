@@ -8,10 +8,15 @@ export interface KeyVerifier {
   version(): number;
 }
 
-/** Key sets from a JWKS given inline (the `JWKS` variable) or fetched from a URL: fixed here. */
-export function createFixedKeyVerifier(source: KeySource, options: VerifyOptions): KeyVerifier {
+/**
+ * Key sets given inline (the `JWKS` variable: fixed) or fetched from a URL. A remote set may lose a
+ * kid at any refresh, so verifications are forgotten once per refresh age (`cacheMaxAgeMs`): a key
+ * of a retired kid stops working within that time, as the set jose holds does.
+ */
+export function createFixedKeyVerifier(source: KeySource, options: VerifyOptions, now: () => number = Date.now): KeyVerifier {
   const verify = createKeyVerifier(source, options);
-  return { verify, version: () => 0 };
+  if (source.kind !== 'remote') return { verify, version: () => 0 };
+  return { verify, version: () => Math.floor(now() / source.cacheMaxAgeMs) };
 }
 
 /**

@@ -31,8 +31,9 @@ export function isHopByHop(name: string, connection: Set<string>): boolean {
 
 /**
  * The headers to send upstream: the client's, less hop-by-hop ones, less any identity the client
- * claims (`X-Api-*` is the gateway's to set: from the verified key), less `X-Forwarded-*` (rebuilt
- * from the trusted view), with an exact `Content-Length` for the buffered body.
+ * claims (`X-Api-*` is the gateway's to set: from the verified key, which itself stays here), less
+ * `X-Forwarded-*` (rebuilt from the trusted view), less any name with an underscore (an alias of a
+ * dashed name to some backends), with an exact `Content-Length` for the buffered body.
  */
 export function upstreamHeaders(
   incoming: IncomingHttpHeaders,
@@ -45,7 +46,10 @@ export function upstreamHeaders(
   const headers: OutgoingHttpHeaders = {};
   for (const [name, value] of Object.entries(incoming)) {
     if (value === undefined || isHopByHop(name, connection) || SET_BY_GATEWAY.has(name)) continue;
-    if (name.startsWith('x-api-') || name.startsWith('x-forwarded-')) continue;
+    // Underscores: CGI, WSGI, Rack and PHP backends read `X_Api_Subject` as `X-Api-Subject`.
+    if (name.includes('_') || name.startsWith('x-api-') || name.startsWith('x-forwarded-')) continue;
+    // A verified API key has done its job here; the upstream gets the identity, not the credential.
+    if (name === 'authorization' && identity !== undefined) continue;
     headers[name] = value;
   }
   headers['x-request-id'] = requestId;

@@ -73,14 +73,32 @@ export function createHttpProxyUpstream(options: HttpProxyUpstreamOptions): Upst
       proxyRes.destroy();
       return;
     }
+    if (res.destroyed) {
+      // The client left while the upstream was answering: free the pooled socket now.
+      proxyRes.destroy();
+      return;
+    }
+    const status = proxyRes.statusCode ?? 0;
+    if (status < 100 || status > 599) {
+      // Node's client accepts any three digits; writeHead would throw on them. Not a valid answer.
+      proxyRes.destroy();
+      finish(exchange, { kind: 'failed', code: 'bad_gateway', cause: new Error(`upstream answered with status ${status}`) });
+      return;
+    }
     const { responseHeaders } = exchange.request;
     const headers = downstreamHeaders(proxyRes.rawHeaders, new Set(Object.keys(responseHeaders)));
     for (const [name, value] of Object.entries(responseHeaders)) headers.push(name, value);
-    res.writeHead(proxyRes.statusCode ?? 502, headers);
+    try {
+      res.writeHead(status, headers);
+    } catch (error) {
+      proxyRes.destroy();
+      finish(exchange, { kind: 'failed', code: 'bad_gateway', cause: error });
+      return;
+    }
     // pipe, not stream.pipeline: pipeline builds an AbortController per call, a measurable cost here.
     proxyRes.once('error', () => res.destroy());
     proxyRes.pipe(res);
-    finish(exchange, { kind: 'proxied', status: proxyRes.statusCode ?? 502 });
+    finish(exchange, { kind: 'proxied', status });
   });
 
   // With a callback on every call http-proxy reports errors there; this only guards the process.
@@ -96,8 +114,11 @@ export function createHttpProxyUpstream(options: HttpProxyUpstreamOptions): Upst
 
   return {
     forward(request) {
+      const { req, res } = request;
+      // The client may have left while the pipeline awaited auth or limits: send nothing upstream.
+      // (Not req.destroyed: reading the body to its end destroys the request stream itself.)
+      if (req.socket.destroyed || res.destroyed || res.writableEnded) return Promise.resolve({ kind: 'client_gone' });
       return new Promise((settle) => {
-        const { req, res } = request;
         const exchange: Exchange = { request, settle, proxyReq: undefined, timer: undefined, settled: false, timedOut: false };
         exchanges.set(req, exchange);
 

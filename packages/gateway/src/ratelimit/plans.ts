@@ -4,9 +4,13 @@ import { z } from 'zod';
 import type { Identity } from '../auth/index.js';
 import { minuteAndDay, type BanPolicy, type Policy } from './policy.js';
 
-const count = z.int().min(0).max(Number.MAX_SAFE_INTEGER);
+/** RFC 9651 integers have at most 15 digits: a larger limit would make `RateLimit-Policy` invalid. */
+export const MAX_LIMIT = 999_999_999_999_999;
+const count = z.int().min(0).max(MAX_LIMIT);
 const Limits = z.strictObject({ minute: count, day: count });
-const Ban = z.strictObject({ strikes: z.int().min(1), strikeWindowSeconds: z.int().min(1), banSeconds: z.int().min(1) });
+/** At most a day: an account's counters expire a day after its last request, and its bans with them. */
+const seconds = z.int().min(1).max(86_400);
+const Ban = z.strictObject({ strikes: z.int().min(1), strikeWindowSeconds: seconds, banSeconds: seconds });
 const PlanEntry = Limits.extend({ ban: Ban.optional() });
 
 /** The plans file (`PLANS_FILE`): limits per plan, per anonymous client, and per account. */

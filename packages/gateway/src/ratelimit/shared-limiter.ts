@@ -25,6 +25,8 @@ export interface SharedLimiterOptions {
 
 interface Denial {
   readonly decision: RateDecision;
+  /** On this process's clock. */
+  readonly cachedAt: number;
   readonly until: number;
   strikes: number;
 }
@@ -54,7 +56,8 @@ export function createSharedLimiter(options: SharedLimiterOptions): Limiter {
         const banDue = !denial.decision.banned && ban !== undefined && 1 + denial.strikes + 1 >= ban.strikes;
         if (denial.until > at && !banDue) {
           denial.strikes += 1;
-          return { ...denial.decision, now: at };
+          // The cached answer, with its times moved by how long it has been cached.
+          return { ...denial.decision, now: denial.decision.now + (at - denial.cachedAt) };
         }
         denials.delete(key);
         pendingStrikes = denial.decision.banned ? 0 : denial.strikes;
@@ -69,10 +72,11 @@ export function createSharedLimiter(options: SharedLimiterOptions): Limiter {
         return options.onFailure === 'open' ? { ...view, allowed: true, banned: false, retryAt: undefined, degraded: true } : { ...view, degraded: true };
       }
       if (!decision.allowed && decision.retryAt !== undefined) {
-        // Held at most denyCacheMs, so a raised limit or a lifted ban is seen soon.
-        const until = Math.min(decision.retryAt, at + options.denyCacheMs);
+        // Held at most denyCacheMs, so a raised limit or a lifted ban is seen soon. retryAt is on
+        // Redis's clock: only its distance from Redis's now carries over to this process's clock.
+        const until = at + Math.min(decision.retryAt - decision.now, options.denyCacheMs);
         if (denials.size > 100_000) denials.clear();
-        denials.set(key, { decision, until, strikes: 0 });
+        denials.set(key, { decision, cachedAt: at, until, strikes: 0 });
       }
       return decision;
     },

@@ -10,7 +10,8 @@ export function isCanonicalPath(path: string): boolean {
   const segments = path.split('/').slice(1);
   return segments.every((segment, index) => {
     if (segment === '') return index === segments.length - 1 && segments.length === 1; // only "/" itself
-    const decoded = segment.replace(/%2e/gi, '.');
+    // `..;x` and `.;x` are dot segments to servlet containers (path parameters after `;`).
+    const decoded = segment.replace(/%2e/gi, '.').replace(/%3b/gi, ';').split(';')[0];
     return decoded !== '.' && decoded !== '..';
   });
 }
