@@ -164,6 +164,8 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps): Server 
       sendError(res, 'payload_too_large', { ...headers, connection: 'close' }, failure.message);
       return 'payload_too_large';
     }
+    // A method that carries a body gets an explicit empty one, never Node's empty chunked message.
+    if (body === undefined && method !== 'GET' && method !== 'HEAD') body = Buffer.alloc(0);
     const outcome = await upstream.forward({
       req,
       res,

@@ -38,6 +38,14 @@ describe('proxy behaviour against a recording upstream', () => {
     assert.equal(seen.headers['content-length'], '7');
   });
 
+  test('a POST without a body goes upstream with Content-Length: 0, not chunked', async () => {
+    const reply = await rawExchange(gateway.port, 'POST /v1/echo HTTP/1.1\r\nHost: gw\r\nConnection: close\r\n\r\n');
+    const seen = JSON.parse(reply.slice(reply.indexOf('{'))) as { headers: Record<string, string>; body: string };
+    assert.equal(seen.headers['content-length'], '0');
+    assert.equal(seen.headers['transfer-encoding'], undefined);
+    assert.equal(seen.body, '');
+  });
+
   test('client-sent identity and hop-by-hop headers never reach the upstream', async () => {
     const raw =
       'GET /v1/echo HTTP/1.1\r\nHost: gw.test\r\nConnection: keep-alive, X-Drop-Me\r\nX-Drop-Me: 1\r\nKeep-Alive: timeout=9\r\n' +
