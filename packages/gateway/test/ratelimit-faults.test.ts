@@ -110,15 +110,7 @@ describe('rate limits when Redis fails', { skip: redisSkipReason() }, () => {
   });
 
   test('a client that leaves while its request waits on Redis sends nothing upstream', async () => {
-    const gateway = await startGateway({
-      UPSTREAM_URL: upstream.url,
-      OPENAPI_FILE: writeDocument(PROXY_TEST_PATHS),
-      JWKS_FILE: keyring.files.jwks,
-      PLANS_FILE: PLANS,
-      REDIS_URL: redis.url,
-      REDIS_COMMAND_TIMEOUT_MS: '2000',
-    });
-    open.push(gateway);
+    const gateway = await gatewayWith('local', '2000');
     const { token } = await keyring.issue({ plan: 'pro', sub: 'impatient' });
     await untilLimitIs(gateway.url, token, '300');
     await admin.call('CLIENT', 'PAUSE', '700', 'WRITE');
