@@ -17,7 +17,9 @@ import { coreDirect } from './scenarios/core-direct.js';
 import { gatewayAuthManyKeysCold, gatewayAuthManyKeysWarm, gatewayAuthOneKey } from './scenarios/gateway-auth.js';
 import { gatewayBare } from './scenarios/gateway-bare.js';
 import { gatewayAuthRedis, gatewayLimitsMemory, gatewayLimitsRedis } from './scenarios/gateway-limits.js';
+import { nginxProxyPass } from './scenarios/nginx.js';
 import { latencyCore, latencyGateway, rejectionPath } from './scenarios/rejection-and-latency.js';
+import { nginxSkipReason, startNginx } from './lib/nginx.js';
 
 const { values } = parseArgs({ options: { quick: { type: 'boolean' }, rounds: { type: 'string' } } });
 const quick = values.quick ?? false;
@@ -28,6 +30,7 @@ const manyKeyCount = quick ? 300 : 10_000;
 /** Paired scenarios run alternately, `rounds` times, so drift on the machine hits both alike. */
 const PLAN: { scenario: Scenario; repeat: boolean }[] = [
   { scenario: coreDirect, repeat: false },
+  { scenario: nginxProxyPass, repeat: true },
   { scenario: gatewayBare, repeat: true },
   { scenario: gatewayAuthOneKey, repeat: true },
   { scenario: gatewayLimitsMemory, repeat: true },
@@ -91,10 +94,14 @@ async function main(): Promise<void> {
       limitsRedis = await startService('gateway (keys, limits in Redis)', 'gateway', { ...limitsEnv, ...redisEnv });
       services.push(authRedis, limitsRedis);
     }
-    const context: BenchContext = { core, bare, full, fullCold, limitsMemory, rejecting, authRedis, limitsRedis, oneKey, rejectedKey, manyKeys, settings };
+    let nginx: Service | undefined;
+    const nginxSkip = nginxSkipReason();
+    if (nginxSkip !== false) process.stdout.write(`no nginx reference: ${nginxSkip}\n`);
+    else services.push((nginx = await startNginx(dir, core.url)));
+    const context: BenchContext = { core, bare, full, fullCold, limitsMemory, rejecting, authRedis, limitsRedis, nginx, oneKey, rejectedKey, manyKeys, settings };
 
     // Warm the JIT and connection pools of what the paired scenarios measure (not fullCold).
-    const warm: [Service, string | undefined][] = [[core, undefined], [bare, undefined], [full, `Bearer ${oneKey}`], [limitsMemory, `Bearer ${oneKey}`]];
+    const warm: [Service, string | undefined][] = [[core, undefined], ...(nginx === undefined ? [] : [[nginx, undefined] as [Service, undefined]]), [bare, undefined], [full, `Bearer ${oneKey}`], [limitsMemory, `Bearer ${oneKey}`]];
     if (authRedis !== undefined && limitsRedis !== undefined) warm.push([authRedis, `Bearer ${oneKey}`], [limitsRedis, `Bearer ${oneKey}`]);
     for (const [service, authorization] of warm) {
       await runLoad({ url: `${service.url}/v1/pets`, settings, duration: settings.warmupSeconds, ...(authorization === undefined ? {} : { headers: { authorization } }) });
@@ -106,6 +113,7 @@ async function main(): Promise<void> {
       for (const { scenario, repeat } of PLAN) {
         if (!repeat && round > 1) continue;
         if (scenario.needsRedis === true && redis === undefined) continue;
+        if (scenario.needsNginx === true && nginx === undefined) continue;
         const result: LoadResult = await scenario.run(context);
         measurements.push({ scenario: scenario.name, description: scenario.description, round, expectStatuses: scenario.expectStatuses, result });
         process.stdout.write(`${scenario.name.padEnd(30)} round ${round}: ${Math.round(result.rps)} req/s, p50 ${result.p50} ms, p99 ${result.p99} ms\n`);

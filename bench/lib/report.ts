@@ -29,6 +29,8 @@ const RATIOS: [numerator: string, denominator: string, goal: number | undefined]
   ['gateway-limits-redis', 'gateway-auth-redis', 0.9],
   ['gateway-limits-redis', 'gateway-bare', 0.9],
   ['gateway-rejection', 'gateway-limits-memory', 1.5],
+  ['gateway-limits-redis', 'nginx-proxy-pass', 0.5],
+  ['gateway-bare', 'nginx-proxy-pass', undefined],
 ];
 
 interface Row {

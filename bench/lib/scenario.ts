@@ -18,6 +18,8 @@ export interface BenchContext {
   /** Keys with revocations in Redis, limits off; and the same with limits in Redis. */
   readonly authRedis: Service | undefined;
   readonly limitsRedis: Service | undefined;
+  /** nginx proxy_pass in front of the core, when nginx is installed. */
+  readonly nginx: Service | undefined;
   readonly oneKey: string;
   readonly manyKeys: readonly string[];
   readonly settings: LoadSettings;
@@ -30,6 +32,8 @@ export interface Scenario {
   readonly expectStatuses: readonly number[];
   /** Skipped (with a printed reason) where no redis-server is installed. */
   readonly needsRedis?: boolean;
+  /** Skipped (with a printed reason) where nginx is not installed. */
+  readonly needsNginx?: boolean;
   run(context: BenchContext): Promise<LoadResult>;
 }
 
