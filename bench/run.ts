@@ -115,7 +115,7 @@ async function main(): Promise<void> {
         if (scenario.needsRedis === true && redis === undefined) continue;
         if (scenario.needsNginx === true && nginx === undefined) continue;
         const result: LoadResult = await scenario.run(context);
-        measurements.push({ scenario: scenario.name, description: scenario.description, round, expectStatuses: scenario.expectStatuses, result });
+        measurements.push({ scenario: scenario.name, description: scenario.description, round, expectStatuses: scenario.expectStatuses, reference: scenario.reference === true, result });
         process.stdout.write(`${scenario.name.padEnd(30)} round ${round}: ${Math.round(result.rps)} req/s, p50 ${result.p50} ms, p99 ${result.p99} ms\n`);
       }
     }

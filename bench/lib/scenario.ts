@@ -34,6 +34,8 @@ export interface Scenario {
   readonly needsRedis?: boolean;
   /** Skipped (with a printed reason) where nginx is not installed. */
   readonly needsNginx?: boolean;
+  /** Someone else's software, measured for comparison: its errors are flagged, but do not fail the run. */
+  readonly reference?: boolean;
   run(context: BenchContext): Promise<LoadResult>;
 }
 
