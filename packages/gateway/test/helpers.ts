@@ -134,6 +134,12 @@ export async function startGateway(env: Record<string, string>, now?: () => numb
   const clock = now ?? Date.now;
   const upstream = createHttpProxyUpstream({ target: config.upstream.url, ...config.upstream });
   const redis = config.redis === undefined ? undefined : createRedisClient(config.redis.url, config.redis);
+  // The client connects in the background; tests start once it has (what /readyz waits for in production).
+  const connectBy = Date.now() + 10_000;
+  while (redis !== undefined && !(await redis.ping().then(() => true, () => false))) {
+    if (Date.now() > connectBy) throw new Error('the gateway could not connect to Redis');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
   const authentication = createAuthentication(config.auth, {
     now: clock,
     redis: redis === undefined || config.redis === undefined ? undefined : { client: redis, prefix: config.redis.prefix },
@@ -150,6 +156,7 @@ export async function startGateway(env: Record<string, string>, now?: () => numb
     operations: loadOperations(config.openApiFile),
     authenticate: authentication?.authenticate,
     rateLimiting,
+    readiness: redis === undefined ? [] : [{ name: 'redis', ready: () => redis.ping().then(() => true, () => false) }],
     now: clock,
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -167,6 +174,15 @@ export async function startGateway(env: Record<string, string>, now?: () => numb
       await redis?.close();
     },
   };
+}
+
+/** Polls /readyz until it answers 200 (Redis connected, upstream reachable), as an orchestrator would. */
+export async function waitUntilReady(url: string, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while ((await fetch(`${url}/readyz`)).status !== 200) {
+    if (Date.now() > deadline) throw new Error(`${url} did not become ready`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
 }
 
 /** Writes `raw` bytes to 127.0.0.1:`port` and resolves with everything read until `done` says so or the socket ends. */
