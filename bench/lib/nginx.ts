@@ -2,7 +2,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { freePort } from '@animal-store/testkit';
-import type { Service } from './services.js';
+import { serviceOf, type Service } from './services.js';
 
 /** Why the nginx reference cannot run here, or `false` when it can. */
 export function nginxSkipReason(): string | false {
@@ -45,21 +45,6 @@ http {
 `,
   );
   const child = spawn('nginx', ['-p', prefix, '-c', conf, '-g', 'daemon off;'], { stdio: ['ignore', 'ignore', 'inherit'] });
-  const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 10_000;
-  while (!(await fetch(`${url}/healthz`).then((res) => res.ok, () => false))) {
-    if (child.exitCode !== null) throw new Error(`nginx exited with ${child.exitCode}`);
-    if (Date.now() > deadline) throw new Error('nginx did not start');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  return {
-    name: 'nginx',
-    url,
-    stop: () =>
-      new Promise((resolve) => {
-        if (child.exitCode !== null) return resolve();
-        child.once('exit', () => resolve());
-        child.kill('SIGTERM');
-      }),
-  };
+  // nginx proxies /healthz to the core: it answers once both are up.
+  return serviceOf('nginx', child, `http://127.0.0.1:${port}`);
 }

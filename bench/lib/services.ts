@@ -24,7 +24,14 @@ export async function startService(name: string, kind: keyof typeof MAINS, env: 
     env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: String(port), ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
-  const url = `http://127.0.0.1:${port}`;
+  return serviceOf(name, child, `http://127.0.0.1:${port}`);
+}
+
+/**
+ * A started child process as a Service: resolves once `url`/healthz answers (rejects if the process
+ * exits first or takes over 30 s); `stop` sends SIGTERM and waits for the exit.
+ */
+export async function serviceOf(name: string, child: ChildProcess, url: string): Promise<Service> {
   const deadline = Date.now() + 30_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode}`);
