@@ -3,7 +3,7 @@ import { pino } from 'pino';
 import { loadConfigFromEnv } from './config/index.js';
 import { createGateway } from './gateway.js';
 import { createAuthentication } from './auth/index.js';
-import { createHttpProxyUpstream } from './proxy/index.js';
+import { createUpstream } from './proxy/index.js';
 import { createRateLimitingFromConfig } from './ratelimit/index.js';
 import { createRedisClient } from './redis/index.js';
 import { loadOperations } from './routing/index.js';
@@ -19,7 +19,7 @@ try {
   exitWithProblems('gateway', [(error as Error).message]);
 }
 const logger = pino({ name: 'gateway', level: config.logLevel });
-const upstream = createHttpProxyUpstream({ target: config.upstream.url, ...config.upstream });
+const upstream = createUpstream(config.upstream.engine, { target: config.upstream.url, ...config.upstream });
 const redis = config.redis === undefined ? undefined : createRedisClient(config.redis.url, config.redis);
 let lastDegradedLog = 0;
 const authentication = createAuthentication(config.auth, {

@@ -8,7 +8,7 @@ import { loadConfig, type GatewayConfig } from '../src/config/index.js';
 import { createAuthentication } from '../src/auth/index.js';
 import { createGateway } from '../src/gateway.js';
 import { createRateLimitingFromConfig } from '../src/ratelimit/index.js';
-import { createHttpProxyUpstream, type Upstream } from '../src/proxy/index.js';
+import { createUpstream, type Upstream } from '../src/proxy/index.js';
 import { createRedisClient } from '../src/redis/index.js';
 import { loadOperations } from '../src/routing/index.js';
 
@@ -132,7 +132,7 @@ export async function startGateway(env: Record<string, string>, now?: () => numb
   if (!result.ok) throw new Error(result.problems.join('; '));
   const { config } = result;
   const clock = now ?? Date.now;
-  const upstream = createHttpProxyUpstream({ target: config.upstream.url, ...config.upstream });
+  const upstream = createUpstream(config.upstream.engine, { target: config.upstream.url, ...config.upstream });
   const redis = config.redis === undefined ? undefined : createRedisClient(config.redis.url, config.redis);
   // The client connects in the background; tests start once it has (what /readyz waits for in production).
   const connectBy = Date.now() + 10_000;

@@ -3,6 +3,7 @@ import { Agent, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import httpProxy from 'http-proxy';
+import { PROXY_ENGINES } from '../src/proxy/index.js';
 import { PROXY_TEST_PATHS, rawExchange, startGateway, startRecordingUpstream, writeDocument, type RecordingUpstream, type RunningGateway } from './helpers.js';
 
 /**
@@ -22,12 +23,12 @@ async function settle(port: number): Promise<void> {
   await rawExchange(port, 'GET /v1/echo HTTP/1.1\r\nHost: gateway\r\nConnection: close\r\n\r\n');
 }
 
-describe('request smuggling through chunked DELETE/OPTIONS (CVE-2026-29057)', () => {
+for (const engine of PROXY_ENGINES) describe(`request smuggling through chunked DELETE/OPTIONS (CVE-2026-29057), PROXY_ENGINE=${engine}`, () => {
   let upstream: RecordingUpstream;
   let gateway: RunningGateway;
   before(async () => {
     upstream = await startRecordingUpstream();
-    gateway = await startGateway({ UPSTREAM_URL: upstream.url, OPENAPI_FILE: writeDocument(PROXY_TEST_PATHS) });
+    gateway = await startGateway({ PROXY_ENGINE: engine, UPSTREAM_URL: upstream.url, OPENAPI_FILE: writeDocument(PROXY_TEST_PATHS) });
   });
   after(async () => {
     await gateway?.close();

@@ -1,6 +1,7 @@
 import { BlockList, isIP } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
+import { PROXY_ENGINES } from '../proxy/engines.js';
 
 /** The plans shipped with the gateway (the interface's limits); operators point PLANS_FILE elsewhere. */
 const DEFAULT_PLANS_FILE = fileURLToPath(new URL('../../plans.json', import.meta.url));
@@ -57,6 +58,7 @@ export const GatewayEnv = z.object({
   UPSTREAM_IDLE_TIMEOUT_MS: ms.default(30_000),
   UPSTREAM_MAX_SOCKETS: z.coerce.number().int().min(1).default(256),
   UPSTREAM_READY_PATH: z.string().startsWith('/').default('/readyz'),
+  PROXY_ENGINE: z.enum(PROXY_ENGINES).default('undici'),
   OPENAPI_FILE: z.string().min(1).default(DEFAULT_OPENAPI_FILE),
   BODY_LIMIT_BYTES: z.coerce.number().int().min(1).max(16 * 1024 * 1024).default(64 * 1024),
   TRUST_PROXY: cidrList.default([]),

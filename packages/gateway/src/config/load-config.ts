@@ -1,4 +1,5 @@
 import type { BlockList } from 'node:net';
+import type { ProxyEngine } from '../proxy/engines.js';
 import { GatewayEnvChecked, trustedProxies } from './env-schema.js';
 
 export interface GatewayConfig {
@@ -10,6 +11,7 @@ export interface GatewayConfig {
     readonly idleTimeoutMs: number;
     readonly maxSockets: number;
     readonly readyPath: string;
+    readonly engine: ProxyEngine;
   };
   readonly openApiFile: string;
   readonly bodyLimitBytes: number;
@@ -81,6 +83,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
       idleTimeoutMs: e.UPSTREAM_IDLE_TIMEOUT_MS,
       maxSockets: e.UPSTREAM_MAX_SOCKETS,
       readyPath: e.UPSTREAM_READY_PATH,
+      engine: e.PROXY_ENGINE,
     },
     openApiFile: e.OPENAPI_FILE,
     bodyLimitBytes: e.BODY_LIMIT_BYTES,

@@ -15,8 +15,11 @@ const HOP_BY_HOP = new Set([
   'upgrade',
 ]);
 
-/** Headers the gateway answers itself or sets from its own view. */
-const SET_BY_GATEWAY = new Set(['expect', 'forwarded', 'x-real-ip', 'x-request-id', 'content-length']);
+/**
+ * Headers the gateway answers itself or sets from its own view (`Host` is the upstream's, set by
+ * the proxy engine; the client's travels as `X-Forwarded-Host`).
+ */
+const SET_BY_GATEWAY = new Set(['expect', 'forwarded', 'host', 'x-real-ip', 'x-request-id', 'content-length']);
 
 /** Names listed in `Connection` are hop-by-hop too. */
 function connectionTokens(value: string | string[] | undefined): Set<string> {

@@ -3,26 +3,16 @@ import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { Readable } from 'node:stream';
 import httpProxy from 'http-proxy';
 import { downstreamHeaders } from '../http/upstream-headers.js';
-import type { ForwardOutcome, ForwardRequest, Upstream } from './upstream.js';
-
-export interface HttpProxyUpstreamOptions {
-  readonly target: URL;
-  /** Longest wait for the upstream's response headers. */
-  readonly timeoutMs: number;
-  /** Idle keep-alive sockets close after this; keep it below the upstream's keep-alive timeout. */
-  readonly idleTimeoutMs: number;
-  readonly maxSockets: number;
-  readonly readyPath: string;
-}
-
-const READY_TIMEOUT_MS = 1000;
-
-class UpstreamTimeoutError extends Error {
-  constructor(ms: number) {
-    super(`upstream did not answer within ${ms} ms`);
-    this.name = 'UpstreamTimeoutError';
-  }
-}
+import {
+  BadUpstreamStatusError,
+  clientIsGone,
+  READY_TIMEOUT_MS,
+  UpstreamTimeoutError,
+  type ForwardOutcome,
+  type ForwardRequest,
+  type Upstream,
+  type UpstreamOptions,
+} from './upstream.js';
 
 interface Exchange {
   readonly request: ForwardRequest;
@@ -34,7 +24,8 @@ interface Exchange {
 }
 
 /**
- * The proxy engine, on http-proxy 1.18.1 — the only file that imports it. Hardening on top of it:
+ * The http-proxy engine (`PROXY_ENGINE=http-proxy`), on http-proxy 1.18.1 — the only file that
+ * imports it. Hardening on top of it:
  * - its `deleteLength` pass is removed (CVE-2026-29057: it turned a chunked DELETE/OPTIONS into
  *   `Content-Length: 0` and still piped the body, smuggling a second request); the pipeline sends
  *   every body buffered with an exact Content-Length instead;
@@ -42,7 +33,7 @@ interface Exchange {
  * - error handlers on the proxy, the upstream request and both responses; a client that goes away
  *   destroys the upstream request; a slow upstream is cut at `timeoutMs`.
  */
-export function createHttpProxyUpstream(options: HttpProxyUpstreamOptions): Upstream {
+export function createHttpProxyUpstream(options: UpstreamOptions): Upstream {
   const secure = options.target.protocol === 'https:';
   const agentOptions = { keepAlive: true, maxSockets: options.maxSockets, timeout: options.idleTimeoutMs, scheduling: 'lifo' as const };
   const agent = secure ? new HttpsAgent(agentOptions) : new Agent(agentOptions);
@@ -82,7 +73,7 @@ export function createHttpProxyUpstream(options: HttpProxyUpstreamOptions): Upst
     if (status < 100 || status > 599) {
       // Node's client accepts any three digits; writeHead would throw on them. Not a valid answer.
       proxyRes.destroy();
-      finish(exchange, { kind: 'failed', code: 'bad_gateway', cause: new Error(`upstream answered with status ${status}`) });
+      finish(exchange, { kind: 'failed', code: 'bad_gateway', cause: new BadUpstreamStatusError(status) });
       return;
     }
     const { responseHeaders } = exchange.request;
@@ -116,8 +107,7 @@ export function createHttpProxyUpstream(options: HttpProxyUpstreamOptions): Upst
     forward(request) {
       const { req, res } = request;
       // The client may have left while the pipeline awaited auth or limits: send nothing upstream.
-      // (Not req.destroyed: reading the body to its end destroys the request stream itself.)
-      if (req.socket.destroyed || res.destroyed || res.writableEnded) return Promise.resolve({ kind: 'client_gone' });
+      if (clientIsGone(request)) return Promise.resolve({ kind: 'client_gone' });
       return new Promise((settle) => {
         const exchange: Exchange = { request, settle, proxyReq: undefined, timer: undefined, settled: false, timedOut: false };
         exchanges.set(req, exchange);

@@ -29,3 +29,39 @@ export interface Upstream {
   ready(): Promise<boolean>;
   close(): void;
 }
+
+/** What every engine is built from (the `UPSTREAM_*` settings). */
+export interface UpstreamOptions {
+  /** The backend; a path here is put in front of every forwarded path. */
+  readonly target: URL;
+  /** Longest wait for the upstream's response headers, and longest silence within its body. */
+  readonly timeoutMs: number;
+  /** Idle keep-alive sockets close after this; keep it below the upstream's keep-alive timeout. */
+  readonly idleTimeoutMs: number;
+  readonly maxSockets: number;
+  readonly readyPath: string;
+}
+
+/** How long the readiness probe waits for the upstream. */
+export const READY_TIMEOUT_MS = 1000;
+
+export class UpstreamTimeoutError extends Error {
+  constructor(ms: number) {
+    super(`upstream did not answer within ${ms} ms`);
+    this.name = 'UpstreamTimeoutError';
+  }
+}
+
+/** The answer of an upstream that is not HTTP (a status outside 100–599 would make writeHead throw). */
+export class BadUpstreamStatusError extends Error {
+  constructor(status: number) {
+    super(`upstream answered with status ${status}`);
+    this.name = 'BadUpstreamStatusError';
+  }
+}
+
+/** True when the client can no longer receive an answer, so nothing should be sent upstream. */
+export function clientIsGone({ req, res }: ForwardRequest): boolean {
+  // Not req.destroyed: reading the body to its end destroys the request stream itself.
+  return req.socket.destroyed || res.destroyed || res.writableEnded;
+}
