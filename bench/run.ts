@@ -8,6 +8,7 @@ import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { redisSkipReason, startRedis, type RedisServer } from '@animal-store/testkit';
 import { generateSigningKey, signApiKey } from '../packages/gateway/src/auth/index.js';
+import { cpuMsOf, machineBusyMs } from './lib/cpu.js';
 import { measureLimiter, type LimiterFigures } from './lib/limiter-figures.js';
 import { LOAD_SETTINGS, QUICK_SETTINGS, runLoad, type LoadResult } from './lib/load.js';
 import { renderReport, type Measurement } from './lib/report.js';
@@ -15,10 +16,10 @@ import type { BenchContext, Scenario } from './lib/scenario.js';
 import { startService, type Service } from './lib/services.js';
 import { coreDirect } from './scenarios/core-direct.js';
 import { gatewayAuthManyKeysCold, gatewayAuthManyKeysWarm, gatewayAuthOneKey } from './scenarios/gateway-auth.js';
-import { gatewayBare } from './scenarios/gateway-bare.js';
+import { gatewayBare, gatewayBareHttpProxy } from './scenarios/gateway-bare.js';
 import { gatewayAuthRedis, gatewayLimitsMemory, gatewayLimitsRedis } from './scenarios/gateway-limits.js';
 import { nginxProxyPass } from './scenarios/nginx.js';
-import { latencyCore, latencyGateway, rejectionPath } from './scenarios/rejection-and-latency.js';
+import { latencyCore, latencyGateway, latencyGatewayRedis, rejectionPath } from './scenarios/rejection-and-latency.js';
 import { nginxSkipReason, startNginx } from './lib/nginx.js';
 
 const { values } = parseArgs({ options: { quick: { type: 'boolean' }, rounds: { type: 'string' } } });
@@ -32,6 +33,7 @@ const PLAN: { scenario: Scenario; repeat: boolean }[] = [
   { scenario: coreDirect, repeat: false },
   { scenario: nginxProxyPass, repeat: true },
   { scenario: gatewayBare, repeat: true },
+  { scenario: gatewayBareHttpProxy, repeat: true },
   { scenario: gatewayAuthOneKey, repeat: true },
   { scenario: gatewayLimitsMemory, repeat: true },
   { scenario: gatewayAuthRedis, repeat: true },
@@ -41,6 +43,7 @@ const PLAN: { scenario: Scenario; repeat: boolean }[] = [
   { scenario: rejectionPath, repeat: true },
   { scenario: latencyCore, repeat: true },
   { scenario: latencyGateway, repeat: true },
+  { scenario: latencyGatewayRedis, repeat: true },
 ];
 
 async function makeKeys(dir: string): Promise<{ jwksFile: string; revocationsFile: string; oneKey: string; rejectedKey: string; manyKeys: string[] }> {
@@ -77,6 +80,7 @@ async function main(): Promise<void> {
     }
     const gatewayEnv = { UPSTREAM_URL: core.url, LOG_LEVEL: 'info' };
     const bare = await startService('gateway (AUTH=off, RATE_LIMITS=off)', 'gateway', { ...gatewayEnv, AUTH: 'off', RATE_LIMITS: 'off' });
+    const bareHttpProxy = await startService('gateway (AUTH=off, RATE_LIMITS=off, PROXY_ENGINE=http-proxy)', 'gateway', { ...gatewayEnv, AUTH: 'off', RATE_LIMITS: 'off', PROXY_ENGINE: 'http-proxy' });
     const authEnv = { ...gatewayEnv, JWKS_FILE: jwksFile, REVOCATIONS_FILE: revocationsFile, RATE_LIMITS: 'off' };
     const full = await startService('gateway (keys)', 'gateway', authEnv);
     const fullCold = await startService('gateway (keys, cold)', 'gateway', authEnv);
@@ -85,7 +89,7 @@ async function main(): Promise<void> {
     // The shipped plans: a free key is refused after 60 requests in a minute.
     const rejecting = await startService('gateway (keys, shipped plans)', 'gateway', { ...authEnv, RATE_LIMITS: 'on' });
     for (let i = 0; i < 61; i++) await fetch(`${rejecting.url}/v1/pets`, { headers: { authorization: `Bearer ${rejectedKey}` } }).then((res) => res.arrayBuffer());
-    services.push(bare, full, fullCold, limitsMemory, rejecting);
+    services.push(bare, bareHttpProxy, full, fullCold, limitsMemory, rejecting);
     let authRedis: Service | undefined;
     let limitsRedis: Service | undefined;
     if (redis !== undefined) {
@@ -98,14 +102,20 @@ async function main(): Promise<void> {
     const nginxSkip = nginxSkipReason();
     if (nginxSkip !== false) process.stdout.write(`no nginx reference: ${nginxSkip}\n`);
     else services.push((nginx = await startNginx(dir, core.url)));
-    const context: BenchContext = { core, bare, full, fullCold, limitsMemory, rejecting, authRedis, limitsRedis, nginx, oneKey, rejectedKey, manyKeys, settings };
+    const context: BenchContext = { core, bare, bareHttpProxy, full, fullCold, limitsMemory, rejecting, authRedis, limitsRedis, nginx, oneKey, rejectedKey, manyKeys, settings };
 
     // Warm the JIT and connection pools of what the paired scenarios measure (not fullCold).
-    const warm: [Service, string | undefined][] = [[core, undefined], ...(nginx === undefined ? [] : [[nginx, undefined] as [Service, undefined]]), [bare, undefined], [full, `Bearer ${oneKey}`], [limitsMemory, `Bearer ${oneKey}`]];
+    const warm: [Service, string | undefined][] = [[core, undefined], ...(nginx === undefined ? [] : [[nginx, undefined] as [Service, undefined]]), [bare, undefined], [bareHttpProxy, undefined], [full, `Bearer ${oneKey}`], [limitsMemory, `Bearer ${oneKey}`]];
     if (authRedis !== undefined && limitsRedis !== undefined) warm.push([authRedis, `Bearer ${oneKey}`], [limitsRedis, `Bearer ${oneKey}`]);
     for (const [service, authorization] of warm) {
       await runLoad({ url: `${service.url}/v1/pets`, settings, duration: settings.warmupSeconds, ...(authorization === undefined ? {} : { headers: { authorization } }) });
     }
+
+    // Where each scenario's CPU went: the proxies (every gateway, nginx), the core, Redis, all.
+    const pidsOf = (list: (Service | undefined)[]) => list.flatMap((service) => (service?.pid === undefined ? [] : [service.pid]));
+    const proxyPids = pidsOf(services.filter((service) => service !== core));
+    const corePids = pidsOf([core]);
+    const cpuNow = () => ({ proxy: cpuMsOf(proxyPids), core: cpuMsOf(corePids), redis: redis?.pid === undefined ? undefined : cpuMsOf([redis.pid]), machine: machineBusyMs() });
 
     const measurements: Measurement[] = [];
     const started = Date.now();
@@ -114,8 +124,15 @@ async function main(): Promise<void> {
         if (!repeat && round > 1) continue;
         if (scenario.needsRedis === true && redis === undefined) continue;
         if (scenario.needsNginx === true && nginx === undefined) continue;
+        const before = cpuNow();
         const result: LoadResult = await scenario.run(context);
-        measurements.push({ scenario: scenario.name, description: scenario.description, round, expectStatuses: scenario.expectStatuses, reference: scenario.reference === true, result });
+        const after = cpuNow();
+        const perRequest = (key: keyof typeof before) => {
+          const [from, to] = [before[key], after[key]];
+          return from === undefined || to === undefined || result.requests === 0 ? undefined : ((to - from) * 1000) / result.requests;
+        };
+        const cpu = { proxy: perRequest('proxy'), core: perRequest('core'), redis: perRequest('redis'), machine: perRequest('machine') };
+        measurements.push({ scenario: scenario.name, description: scenario.description, round, expectStatuses: scenario.expectStatuses, reference: scenario.reference === true, result, cpu });
         process.stdout.write(`${scenario.name.padEnd(30)} round ${round}: ${Math.round(result.rps)} req/s, p50 ${result.p50} ms, p99 ${result.p99} ms\n`);
       }
     }

@@ -8,6 +8,7 @@ export type LoadSettings = { connections: number; pipelining: number; durationSe
 export interface LoadResult {
   readonly requests: number;
   readonly rps: number;
+  /** Latency percentiles in ms over every answer (any status), at autocannon's timer resolution. */
   readonly p50: number;
   readonly p99: number;
   /** Answers by status code, for correctness checks. */
@@ -30,6 +31,14 @@ export interface LoadOptions {
   readonly amount?: number;
   /** A fixed overall request rate (latency scenarios). */
   readonly overallRate?: number;
+  /** Overrides `settings.connections` (the fixed-rate scenarios use one). */
+  readonly connections?: number;
+}
+
+/** The `fraction` quantile of ascending `sorted` (nearest rank); 0 when empty. */
+export function quantile(sorted: readonly number[], fraction: number): number {
+  if (sorted.length === 0) return 0;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(fraction * sorted.length) - 1))] as number;
 }
 
 /** Runs autocannon once and condenses its result. */
@@ -40,20 +49,30 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   if (authorization !== undefined) {
     request.setupRequest = (req) => ({ ...req, headers: { ...req.headers, authorization: authorization() } });
   }
-  const result = await autocannon({
-    url: options.url,
-    connections: options.settings.connections,
-    pipelining: options.settings.pipelining,
-    ...(options.amount === undefined ? { duration: options.duration ?? options.settings.durationSeconds } : { amount: options.amount }),
-    ...(options.overallRate === undefined ? {} : { overallRate: options.overallRate }),
-    requests: [request],
+  // autocannon's own histogram keeps whole milliseconds and 2xx answers only; a gateway adds
+  // fractions of a millisecond, and a 429 is an answer too. So every answer's time is kept here.
+  const latencies: number[] = [];
+  const result = await new Promise<autocannon.Result>((resolve, reject) => {
+    const instance = autocannon(
+      {
+        url: options.url,
+        connections: options.connections ?? options.settings.connections,
+        pipelining: options.settings.pipelining,
+        ...(options.amount === undefined ? { duration: options.duration ?? options.settings.durationSeconds } : { amount: options.amount }),
+        ...(options.overallRate === undefined ? {} : { overallRate: options.overallRate }),
+        requests: [request],
+      },
+      (error: unknown, finished: autocannon.Result) => (error ? reject(error instanceof Error ? error : new Error(String(error))) : resolve(finished)),
+    );
+    instance.on('response', (_client, _status, _bytes, responseTime) => latencies.push(responseTime));
   });
+  latencies.sort((a, b) => a - b);
   const statusStats = (result as unknown as { statusCodeStats?: Record<string, { count: number }> }).statusCodeStats ?? {};
   return {
     requests: result.requests.total,
     rps: result.requests.total / result.duration,
-    p50: result.latency.p50,
-    p99: result.latency.p99,
+    p50: quantile(latencies, 0.5),
+    p99: quantile(latencies, 0.99),
     statuses: Object.fromEntries(Object.entries(statusStats).map(([code, { count }]) => [code, count])),
     errors: result.errors,
     timeouts: result.timeouts,

@@ -6,6 +6,8 @@ export interface BenchContext {
   readonly core: Service;
   /** A gateway with authentication off: a bare proxy in front of the core. */
   readonly bare: Service;
+  /** The same, on the http-proxy engine. */
+  readonly bareHttpProxy: Service;
   /** A gateway with keys required, rate limits off. */
   readonly full: Service;
   /** A second full gateway, untouched until the 10,000-key scenarios (its key cache starts empty). */

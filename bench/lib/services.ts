@@ -10,6 +10,8 @@ const MAINS = {
 export interface Service {
   readonly name: string;
   readonly url: string;
+  /** Its process id, for CPU accounting (`lib/cpu.ts`). */
+  readonly pid: number | undefined;
   stop(): Promise<void>;
 }
 
@@ -42,6 +44,7 @@ export async function serviceOf(name: string, child: ChildProcess, url: string):
   return {
     name,
     url,
+    pid: child.pid,
     stop: () =>
       new Promise((resolve) => {
         if (child.exitCode !== null) return resolve();

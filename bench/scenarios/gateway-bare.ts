@@ -3,7 +3,14 @@ import type { Scenario } from '../lib/scenario.js';
 
 export const gatewayBare: Scenario = {
   name: 'gateway-bare',
-  description: 'the gateway as a bare proxy: AUTH=off, same route, same core',
+  description: 'the gateway as a bare proxy: AUTH=off, RATE_LIMITS=off, same route, same core (PROXY_ENGINE=undici, the default)',
   expectStatuses: [200],
   run: ({ bare, settings }) => runLoad({ url: `${bare.url}/v1/pets`, settings }),
+};
+
+export const gatewayBareHttpProxy: Scenario = {
+  name: 'gateway-bare-http-proxy',
+  description: 'the same bare proxy on the other engine, PROXY_ENGINE=http-proxy',
+  expectStatuses: [200],
+  run: ({ bareHttpProxy, settings }) => runLoad({ url: `${bareHttpProxy.url}/v1/pets`, settings }),
 };

@@ -10,6 +10,8 @@ export interface RedisServer {
   readonly url: string;
   /** The server's working directory (its AOF/RDB files live here). */
   readonly dir: string;
+  /** The running process's id (it changes on restart); benchmarks read its CPU time. */
+  readonly pid: number | undefined;
   /** Stops the process (SIGTERM, or the given signal) and waits for it to exit. */
   stop(signal?: NodeJS.Signals): Promise<void>;
   /** Starts the server again on the same port and directory, after a stop. */
@@ -59,6 +61,9 @@ export async function startRedis(options: StartRedisOptions = {}): Promise<Redis
         port,
         url: `redis://127.0.0.1:${port}`,
         dir,
+        get pid() {
+          return child.pid;
+        },
         async stop(signal = 'SIGTERM') {
           await terminate(child, signal);
         },
