@@ -133,7 +133,7 @@ async function main(): Promise<void> {
         };
         const cpu = { proxy: perRequest('proxy'), core: perRequest('core'), redis: perRequest('redis'), machine: perRequest('machine') };
         measurements.push({ scenario: scenario.name, description: scenario.description, round, expectStatuses: scenario.expectStatuses, reference: scenario.reference === true, result, cpu });
-        process.stdout.write(`${scenario.name.padEnd(30)} round ${round}: ${Math.round(result.rps)} req/s, p50 ${result.p50} ms, p99 ${result.p99} ms\n`);
+        process.stdout.write(`${scenario.name.padEnd(30)} round ${round}: ${Math.round(result.rps)} req/s, p50 ${result.p50.toFixed(2)} ms, p99 ${result.p99.toFixed(2)} ms\n`);
       }
     }
 

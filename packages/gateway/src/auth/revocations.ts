@@ -1,4 +1,5 @@
-import { readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
+import { fileStamp } from '../config/file-stamp.js';
 import type { RedisClient } from '../redis/index.js';
 
 /** The deny-list of key ids (`jti`), consulted on every request. */
@@ -16,19 +17,20 @@ export interface RevocationFile {
 export const NO_REVOCATIONS: RevocationList = { isRevoked: async () => false, close() {} };
 
 /**
- * A deny-list file for a single gateway without Redis. The file is looked at on every check (one
- * `stat`, re-read only when it changed), so a revocation applies from the very next request.
+ * A deny-list file for a single gateway without Redis. The file is looked at for every check (one
+ * `stat` per event-loop turn, see `fileStamp`; re-read only when it changed), so a revocation
+ * applies from the very next request.
  */
 export function createFileRevocations(file: string): RevocationList {
+  const look = fileStamp(file);
   let stamp = '';
   let revoked = new Set<string>();
   return {
     async isRevoked(keyId) {
-      const stats = statSync(file, { throwIfNoEntry: false });
-      const next = stats === undefined ? 'missing' : `${stats.ino}:${stats.size}:${stats.mtimeMs}`;
+      const next = look();
       if (next !== stamp) {
         try {
-          revoked = stats === undefined ? new Set() : new Set(Object.keys((JSON.parse(readFileSync(file, 'utf8')) as RevocationFile).revoked ?? {}));
+          revoked = next === 'missing' ? new Set() : new Set(Object.keys((JSON.parse(readFileSync(file, 'utf8')) as RevocationFile).revoked ?? {}));
           stamp = next;
         } catch {
           // Mid-write: keep the last list; the next request reads it again.

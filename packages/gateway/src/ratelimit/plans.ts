@@ -1,6 +1,7 @@
-import { readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { z } from 'zod';
+import { fileStamp } from '../config/file-stamp.js';
 import type { Identity } from '../auth/index.js';
 import { minuteAndDay, type BanPolicy, type Policy } from './policy.js';
 
@@ -56,17 +57,18 @@ export function anonymousSubject(ip: string): string {
 }
 
 /**
- * Policies from a plans file that may change while the gateway runs: the file is looked at on
- * every request (one `stat`) and re-read when it changed, so a plan change applies from the next
- * request. A file that became invalid keeps the last good plans (and is reported once).
+ * Policies from a plans file that may change while the gateway runs: the file is looked at for
+ * every request (one `stat` per event-loop turn, see `fileStamp`) and re-read when it changed, so
+ * a plan change applies from the next request. A file that became invalid keeps the last good
+ * plans (and is reported once); a missing file keeps them too.
  */
 export function createPlans(file: string, onInvalid: (error: Error) => void = () => {}) {
+  const look = fileStamp(file);
   let stamp = '';
   let plans = readPlansFile(file);
   function current(): PlansFile {
-    const stats = statSync(file, { throwIfNoEntry: false });
-    const next = stats === undefined ? 'missing' : `${stats.ino}:${stats.size}:${stats.mtimeMs}`;
-    if (next !== stamp && stats !== undefined) {
+    const next = look();
+    if (next !== stamp && next !== 'missing') {
       try {
         plans = readPlansFile(file);
       } catch (error) {
