@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { Identity } from './claims.js';
 
 /**
@@ -16,7 +16,7 @@ export class VerifiedKeyCache {
   ) {}
 
   static digest(token: string): string {
-    return createHash('sha256').update(token).digest('base64url');
+    return hash('sha256', token, 'base64url');
   }
 
   get(digest: string): Identity | undefined {

@@ -21,14 +21,18 @@ const HOP_BY_HOP = new Set([
  */
 const SET_BY_GATEWAY = new Set(['expect', 'forwarded', 'host', 'x-real-ip', 'x-request-id', 'content-length']);
 
+const NONE: ReadonlySet<string> = new Set();
+
 /** Names listed in `Connection` are hop-by-hop too. */
-function connectionTokens(value: string | string[] | undefined): Set<string> {
+function connectionTokens(value: string | string[] | undefined): ReadonlySet<string> {
+  // The common case names nothing but keep-alive, which is hop-by-hop already.
+  if (value === undefined || value === 'keep-alive') return NONE;
   const text = Array.isArray(value) ? value.join(',') : (value ?? '');
   return new Set(text.split(',').map((token) => token.trim().toLowerCase()).filter((token) => token !== ''));
 }
 
 /** True for a header name that must not cross the gateway in either direction. */
-export function isHopByHop(name: string, connection: Set<string>): boolean {
+export function isHopByHop(name: string, connection: ReadonlySet<string>): boolean {
   return HOP_BY_HOP.has(name) || connection.has(name);
 }
 
