@@ -31,7 +31,8 @@ type Behaviour = (req: IncomingMessage, res: ServerResponse, body: string) => vo
 
 /**
  * A deliberately simple upstream that records every request it parses. `/hold` never answers,
- * `/reset` destroys the socket, `/hop` answers with hop-by-hop headers; anything else echoes.
+ * `/reset` destroys the socket, `/hop` answers with hop-by-hop headers, `/big` streams 4 MiB
+ * (`BIG_BODY_BYTES`), `/stall` sends part of a body and goes silent; anything else echoes.
  */
 export async function startRecordingUpstream(behaviours: Record<string, Behaviour> = {}): Promise<RecordingUpstream> {
   const requests: RecordedRequest[] = [];
@@ -68,8 +69,28 @@ const echo: Behaviour = (req, res, body) => {
   res.end(payload);
 };
 
+/** The size of `/big`'s answer: bytes `i % 251`, streamed chunked in 64 KiB writes. */
+export const BIG_BODY_BYTES = 4 * 1024 * 1024;
+
 const DEFAULT_BEHAVIOURS: Record<string, Behaviour> = {
   '/hold': () => {},
+  '/big': (_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/octet-stream' });
+    const chunk = Buffer.alloc(64 * 1024, 0).map((_, i) => i % 251);
+    let sent = 0;
+    const more = () => {
+      while (sent < BIG_BODY_BYTES) {
+        sent += chunk.length;
+        if (!res.write(chunk)) return void res.once('drain', more);
+      }
+      res.end();
+    };
+    more();
+  },
+  '/stall': (_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/plain', 'content-length': '100' });
+    res.write('only part of the body');
+  },
   '/reset': (req) => req.socket.destroy(),
   // Three digits Node's client accepts but no server may send.
   '/weird': (req) => req.socket.end('HTTP/1.1 099 Odd\r\ncontent-length: 0\r\n\r\n'),
@@ -113,6 +134,8 @@ export const PROXY_TEST_PATHS = {
   '/reset': { get: { operationId: 'reset' } },
   '/weird': { get: { operationId: 'weird' } },
   '/hop': { get: { operationId: 'hop' } },
+  '/big': { get: { operationId: 'big' } },
+  '/stall': { get: { operationId: 'stall' } },
 };
 
 export interface RunningGateway {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import { PROXY_ENGINES } from '../src/proxy/index.js';
-import { PROXY_TEST_PATHS, rawExchange, startGateway, startRecordingUpstream, writeDocument, type RecordingUpstream, type RunningGateway } from './helpers.js';
+import { BIG_BODY_BYTES, PROXY_TEST_PATHS, rawExchange, startGateway, startRecordingUpstream, writeDocument, type RecordingUpstream, type RunningGateway } from './helpers.js';
 
 async function assertGatewayError(res: Response, status: number, code: string): Promise<void> {
   const text = await res.text();
@@ -134,6 +134,23 @@ for (const engine of PROXY_ENGINES) {
       assert.equal(await pending, 'aborted');
       await waitFor(() => upstream.abandoned.length > abandonedBefore);
     });
+
+    test('a large answer streams through whole, with backpressure', async () => {
+      const res = await fetch(`${gateway.url}/v1/big`);
+      assert.equal(res.status, 200);
+      const body = Buffer.from(await res.arrayBuffer());
+      assert.equal(body.length, BIG_BODY_BYTES);
+      assert.ok(body.every((byte, i) => byte === (i % (64 * 1024)) % 251), 'every byte as the upstream sent it');
+    });
+
+    if (engine === 'undici') {
+      test('an upstream silent within its body for the timeout: the answer is cut, never passed off as whole', { timeout: 5000 }, async () => {
+        const res = await fetch(`${gateway.url}/v1/stall`);
+        assert.equal(res.status, 200);
+        await assert.rejects(res.text(), 'the client sees the answer fail, not a short body');
+        await waitFor(() => upstream.abandoned.includes('/v1/stall'));
+      });
+    }
 
     test("a path in UPSTREAM_URL goes in front of every forwarded path; readiness asks the upstream's origin", async () => {
       const prefixed = await startGateway({ PROXY_ENGINE: engine, UPSTREAM_URL: `${upstream.url}/base/`, OPENAPI_FILE: document });
