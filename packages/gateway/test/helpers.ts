@@ -1,3 +1,5 @@
+import { fileURLToPath } from 'node:url';
+import { execFile } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
@@ -230,5 +232,19 @@ export function rawExchange(port: number, raw: string, done: (text: string) => b
       resolve(text);
     });
     socket.on('error', reject);
+  });
+}
+
+const KEYS_CLI = fileURLToPath(new URL('../src/cli/keys.ts', import.meta.url));
+
+/**
+ * Runs `npm run keys -- …` as an operator would, in its own process. Asynchronously: the gateways
+ * under test live in this process and must keep serving meanwhile.
+ */
+export function keysCli(env: Record<string, string>, ...args: string[]): Promise<{ status: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, ['--import', 'tsx', KEYS_CLI, ...args], { env: { PATH: process.env.PATH, ...env }, timeout: 20_000 }, (error, stdout, stderr) => {
+      resolve({ status: error === null ? 0 : typeof error.code === 'number' ? error.code : 1, stdout: stdout.trim(), stderr });
+    });
   });
 }

@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { Cluster } from 'ioredis';
 import { redisSkipReason, startRedisCluster, type RedisCluster } from '@animal-store/testkit';
 import { createTestKeyring } from './keys-fixture.js';
-import { PROXY_TEST_PATHS, startGateway, startRecordingUpstream, writeDocument, type RecordingUpstream, type RunningGateway } from './helpers.js';
+import { keysCli, PROXY_TEST_PATHS, startGateway, startRecordingUpstream, writeDocument, type RecordingUpstream, type RunningGateway } from './helpers.js';
 
 describe('rate limits on a Redis Cluster of three masters', { skip: redisSkipReason() }, () => {
   let cluster: RedisCluster;
@@ -54,6 +54,26 @@ describe('rate limits on a Redis Cluster of three masters', { skip: redisSkipRea
       assert.equal(statuses.filter((s) => s === 200).length, 60, sub);
       assert.equal(statuses.filter((s) => s === 429).length, 440, `${sub}: every other answer is a 429, none a 503 (CROSSSLOT would be one)`);
     }
+  });
+
+  test('keys revoke with REDIS_CLUSTER=true writes to the cluster: both instances refuse the key next', async () => {
+    const { token, record } = await keyring.issue({ plan: 'pro', sub: 'revoked-on-cluster' });
+    for (const gateway of gateways) assert.equal((await fetch(`${gateway.url}/v1/echo`, { headers: { authorization: `Bearer ${token}` } })).status, 200);
+    // Named through a node that does not hold the deny-list's slot, so only a cluster client can write it.
+    const client = new Cluster([{ host: '127.0.0.1', port: cluster.nodes[0]!.port }]);
+    let elsewhere: number | undefined;
+    try {
+      const slot = await client.cluster('KEYSLOT', 'gw:revoked');
+      const shards = (await client.cluster('SLOTS')) as unknown as [number, number, [string, number]][];
+      const owner = shards.find(([from, to]) => slot >= from && slot <= to)?.[2]?.[1];
+      elsewhere = cluster.nodes.find((node) => node.port !== owner)?.port;
+    } finally {
+      client.disconnect();
+    }
+    assert.ok(elsewhere !== undefined);
+    const revoked = await keysCli({ KEYS_DIR: keyring.dir, REDIS_URL: `redis://127.0.0.1:${elsewhere}`, REDIS_CLUSTER: 'true' }, 'revoke', record.jti);
+    assert.equal(revoked.status, 0, revoked.stderr);
+    for (const gateway of gateways) assert.equal((await fetch(`${gateway.url}/v1/echo`, { headers: { authorization: `Bearer ${token}` } })).status, 401);
   });
 
   test('the accounts really are spread over the masters', async () => {

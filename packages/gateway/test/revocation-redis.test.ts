@@ -1,28 +1,14 @@
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { redisSkipReason, startRedis, type RedisServer } from '@animal-store/testkit';
-import { PROXY_TEST_PATHS, startGateway, startRecordingUpstream, writeDocument, type RecordingUpstream, type RunningGateway } from './helpers.js';
+import { keysCli as keys, PROXY_TEST_PATHS, startGateway, startRecordingUpstream, writeDocument, type RecordingUpstream, type RunningGateway } from './helpers.js';
 
-const CLI = fileURLToPath(new URL('../src/cli/keys.ts', import.meta.url));
-
-/**
- * Runs `npm run keys -- …` as an operator would, in its own process. Asynchronously: the gateways
- * under test live in this process and must keep serving meanwhile.
- */
-function keys(env: Record<string, string>, ...args: string[]): Promise<{ status: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', CLI, ...args], { env: { PATH: process.env.PATH, ...env }, timeout: 20_000 }, (error, stdout, stderr) => {
-      resolve({ status: error === null ? 0 : typeof error.code === 'number' ? error.code : 1, stdout: stdout.trim(), stderr });
-    });
-  });
-}
-
-describe('revocation shared through Redis, driven by the keys CLI', { skip: redisSkipReason() }, () => {
+// With limits on too: a revoked key is refused before the limiter, and with Redis down under the
+// `local` policy the local copy still refuses it while good keys are limited in process.
+for (const limits of ['off', 'on'] as const) describe(`revocation shared through Redis, driven by the keys CLI (RATE_LIMITS=${limits})`, { skip: redisSkipReason() }, () => {
   let redis: RedisServer;
   let upstream: RecordingUpstream;
   let gateways: RunningGateway[];
@@ -39,6 +25,7 @@ describe('revocation shared through Redis, driven by the keys CLI', { skip: redi
       JWKS_FILE: join(env.KEYS_DIR as string, 'jwks.json'),
       REDIS_URL: redis.url,
       REDIS_COMMAND_TIMEOUT_MS: '100',
+      RATE_LIMITS: limits,
     };
     gateways = [await startGateway(gatewayEnv), await startGateway(gatewayEnv)];
   });

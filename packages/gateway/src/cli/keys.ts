@@ -71,7 +71,7 @@ async function run(argv: string[]): Promise<void> {
       if (argument === undefined) throw new UsageError('revoke needs the key id (jti); see: npm run keys -- list');
       revokeKey(dir, argument);
       if (env.REDIS_URL !== undefined) {
-        const redis = createRedisClient(env.REDIS_URL, { commandTimeoutMs: 2000 });
+        const redis = createRedisClient(env.REDIS_URL, { commandTimeoutMs: 2000, cluster: env.REDIS_CLUSTER });
         try {
           await waitForRedis(redis);
           await redis.sAdd(redisKeyNames(env.REDIS_PREFIX).revoked, argument);

@@ -1,4 +1,4 @@
-import type { RedisClient } from '../redis/index.js';
+import { redisKeyNames, type RedisClient } from '../redis/index.js';
 import type { Limiter, LimitRequest, RateDecision } from './policy.js';
 import { RATE_LIMIT_SCRIPT } from './redis-script.js';
 
@@ -8,14 +8,10 @@ export interface RedisLimiterOptions {
   readonly now?: () => number;
 }
 
-/** `{` and `}` would end the hash tag early; a subject keeps them, escaped. */
-function tag(subject: string): string {
-  return subject.replace(/[%{}]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
-}
-
 /** The limiter shared by every gateway instance: one script call (one round trip) per request. */
 export function createRedisLimiter(redis: RedisClient, options: RedisLimiterOptions): Limiter {
   const run = redis.defineScript('rateLimit', RATE_LIMIT_SCRIPT, 1);
+  const names = redisKeyNames(options.prefix);
   return {
     async check(request: LimitRequest): Promise<RateDecision> {
       const { policy } = request;
@@ -30,7 +26,7 @@ export function createRedisLimiter(redis: RedisClient, options: RedisLimiterOpti
         policy.windows.length,
       ];
       for (const window of policy.windows) args.push(window.name, window.limit, window.windowMs, window.buckets);
-      const reply = (await run([`${options.prefix}:{${tag(request.subject)}}:rl`], args)) as number[];
+      const reply = (await run([names.limits(request.subject)], args)) as number[];
       const [outcome, now, retry] = reply as [number, number, number];
       return {
         allowed: outcome === 1,

@@ -1,7 +1,18 @@
+/** `{` and `}` would end a hash tag early; a subject keeps them, escaped. */
+function tag(subject: string): string {
+  return subject.replace(/[%{}]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+}
+
 /** Redis key names of the gateway, under one prefix. */
 export function redisKeyNames(prefix: string) {
   return {
     /** SET of revoked key ids (`jti`). */
     revoked: `${prefix}:revoked`,
+    /**
+     * HASH of one account's rate-limit counters, bans and strikes (expires when idle); the account
+     * (`sub`, or `ip:<address>` for anonymous clients) is its hash tag, so the script that uses it
+     * runs on Redis Cluster.
+     */
+    limits: (subject: string) => `${prefix}:{${tag(subject)}}:rl`,
   };
 }
