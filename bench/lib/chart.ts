@@ -41,9 +41,14 @@ export function renderChart(title: string, rows: readonly ChartRow[]): string {
       `<text x="${labelWidth + rpsWidth + 4}" y="${y + 15}">${Math.round(row.rps)}</text>`,
       `<rect x="${latencyX}" y="${y + 3}" width="${p99Width.toFixed(1)}" height="16" fill="#c05621" opacity="0.45"/>`,
       `<rect x="${latencyX}" y="${y + 3}" width="${p50Width.toFixed(1)}" height="16" fill="#2b6cb0"/>`,
-      `<text x="${latencyX + Math.max(p99Width, p50Width) + 4}" y="${y + 15}">${row.p50.toFixed(0)} / ${row.p99.toFixed(0)}</text>`,
+      `<text x="${latencyX + Math.max(p99Width, p50Width) + 4}" y="${y + 15}">${ms(row.p50)} / ${ms(row.p99)}</text>`,
     );
   });
   parts.push('</svg>');
   return `${parts.join('\n')}\n`;
+}
+
+/** Milliseconds for a label: two decimals below 10 ms, where the gateway's own share shows. */
+function ms(value: number): string {
+  return value < 10 ? value.toFixed(2) : value.toFixed(0);
 }
