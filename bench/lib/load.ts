@@ -1,7 +1,7 @@
 import autocannon from 'autocannon';
 
 /** The settings every throughput scenario uses; printed with the results. */
-export const LOAD_SETTINGS = { connections: 50, pipelining: 1, durationSeconds: 4, warmupSeconds: 2 } as const;
+export const LOAD_SETTINGS = { connections: 50, pipelining: 1, durationSeconds: 3, warmupSeconds: 2 } as const;
 export const QUICK_SETTINGS = { connections: 10, pipelining: 1, durationSeconds: 1, warmupSeconds: 0.5 } as const;
 export type LoadSettings = { connections: number; pipelining: number; durationSeconds: number; warmupSeconds: number };
 
