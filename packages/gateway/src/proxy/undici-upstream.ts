@@ -27,10 +27,10 @@ const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEO
  *   checks the two agree), never chunked, so no request can hide inside another;
  * - `Host` is the upstream's; the answer is streamed back with backpressure, without hop-by-hop
  *   headers, with the gateway's headers replacing the upstream's of the same name;
- * - a client that goes away aborts the upstream exchange (its socket is not reused); an upstream
- *   that takes `timeoutMs` to connect or to send its headers is a 504, silent that long within
- *   its body a cut answer; a status
- *   outside 100–599 is a 502, and 1xx interim answers are not passed on.
+ * - a client that goes away aborts the upstream exchange (its socket is not reused);
+ * - an upstream that takes `timeoutMs` to connect or to send its headers is a 504; one silent that
+ *   long within its body has its answer cut; a status outside 100–599 is a 502; 1xx interim
+ *   answers are not passed on.
  * Idle sockets close after the upstream's `Keep-Alive: timeout` less a second, or
  * `idleTimeoutMs` when it sends none, whichever is sooner.
  */
