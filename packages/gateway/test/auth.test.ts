@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
+import { setImmediate } from 'node:timers/promises';
 import { claimsFor, createTestKeyring, hmacWithPublicKey, unsignedToken } from './keys-fixture.js';
 import { PROXY_TEST_PATHS, startGateway, startRecordingUpstream, writeDocument, type RecordingUpstream, type RunningGateway } from './helpers.js';
 
@@ -90,6 +92,19 @@ describe('API keys at the gateway', () => {
     const res = await call(`Bearer ${token}`);
     assert.equal(res.status, 401);
     assert.equal(res.headers.get('www-authenticate'), 'Bearer error="invalid_token"');
+    // Deleting the deny-list must not bring revoked keys back; an emptied list does, on purpose.
+    const saved = readFileSync(keyring.files.revoked);
+    rmSync(keyring.files.revoked);
+    try {
+      await setImmediate(); // the file is looked at once per event-loop turn
+      assert.equal((await call(`Bearer ${token}`)).status, 401, 'the last list stands while the file is gone');
+      writeFileSync(keyring.files.revoked, JSON.stringify({ revoked: {} }));
+      await setImmediate();
+      assert.equal((await call(`Bearer ${token}`)).status, 200);
+    } finally {
+      writeFileSync(keyring.files.revoked, saved);
+    }
+    assert.equal((await call(`Bearer ${token}`)).status, 401);
   });
 
   test('rotation: keys of the old and the new kid both work; a retired kid stops working', async () => {

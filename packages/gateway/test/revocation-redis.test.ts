@@ -13,13 +13,14 @@ for (const limits of ['off', 'on'] as const) describe(`revocation shared through
   let upstream: RecordingUpstream;
   let gateways: RunningGateway[];
   let env: Record<string, string>;
+  let gatewayEnv: Record<string, string>;
 
   before(async () => {
     redis = await startRedis();
     upstream = await startRecordingUpstream();
     env = { KEYS_DIR: join(mkdtempSync(join(tmpdir(), 'gw-cli-')), 'keys'), REDIS_URL: redis.url };
     assert.equal((await keys(env, 'init')).status, 0);
-    const gatewayEnv = {
+    gatewayEnv = {
       UPSTREAM_URL: upstream.url,
       OPENAPI_FILE: writeDocument(PROXY_TEST_PATHS),
       JWKS_FILE: join(env.KEYS_DIR as string, 'jwks.json'),
@@ -52,6 +53,30 @@ for (const limits of ['off', 'on'] as const) describe(`revocation shared through
     assert.equal(revoked.status, 0, revoked.stderr);
     for (const gateway of gateways) assert.equal(await call(gateway, issued.stdout), 401);
     assert.match((await keys(env, 'list')).stdout, new RegExp(`${jti}\\s+acme\\s+pro\\s+\\S+\\s+yes`));
+  });
+
+  test('a gateway that starts while Redis is down has no copy of the deny-list: 503, never a 200, until Redis answers', async () => {
+    const issued = (await keys(env, 'issue', '--plan', 'pro', '--sub', 'late-start')).stdout;
+    await redis.stop();
+    let late: RunningGateway | undefined;
+    try {
+      late = await startGateway({ ...gatewayEnv, RATE_LIMIT_ON_REDIS_FAILURE: 'open' }, undefined, undefined, { waitForRedis: false });
+      const res = await fetch(`${late.url}/v1/echo`, { headers: { authorization: `Bearer ${issued}` } });
+      assert.equal(res.status, 503);
+      assert.equal(((await res.json()) as { code: string }).code, 'auth_unavailable');
+      assert.equal(res.headers.get('retry-after'), '1');
+    } finally {
+      await redis.restart();
+    }
+    try {
+      const deadline = Date.now() + 10_000;
+      while ((await call(late as RunningGateway, issued)) !== 200) {
+        assert.ok(Date.now() < deadline, 'the gateway never recovered once Redis was back');
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    } finally {
+      await late?.close();
+    }
   });
 
   test('the CLI refuses bad arguments with a clear message and a non-zero exit', async () => {

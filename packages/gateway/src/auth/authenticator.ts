@@ -1,14 +1,14 @@
 import { identityOf, type Identity } from './claims.js';
 import { InvalidKeyError, KeySourceUnavailableError } from './key-crypto.js';
 import type { KeyVerifier } from './key-verifier.js';
-import type { RevocationList } from './revocations.js';
+import { RevocationsUnavailableError, type RevocationList } from './revocations.js';
 import { VerifiedKeyCache } from './verified-key-cache.js';
 
 export type AuthOutcome =
   | { readonly kind: 'authenticated'; readonly identity: Identity }
   /** 401. `tokenSent` decides between `Bearer` and `Bearer error="invalid_token"`. */
   | { readonly kind: 'rejected'; readonly tokenSent: boolean; readonly reason: string; readonly keyId?: string }
-  /** 503: the key server could not be asked; the key may well be valid. */
+  /** 503: the key server or the deny-list could not be asked; the key may well be valid. */
   | { readonly kind: 'unavailable'; readonly reason: string };
 
 export interface AuthenticatorOptions {
@@ -60,9 +60,14 @@ export function createAuthenticator(options: AuthenticatorOptions) {
       // If the key set changed meanwhile, the result belongs to the old set: do not remember it.
       if (verifiedIn === cache) cache.set(digest, identity);
     }
-    if (await options.revocations.isRevoked(identity.keyId)) {
-      return { kind: 'rejected', tokenSent: true, reason: 'revoked', keyId: identity.keyId };
+    let revoked: boolean;
+    try {
+      revoked = await options.revocations.isRevoked(identity.keyId);
+    } catch (error) {
+      if (error instanceof RevocationsUnavailableError) return { kind: 'unavailable', reason: `revocations: ${String(error.cause)}` };
+      throw error;
     }
+    if (revoked) return { kind: 'rejected', tokenSent: true, reason: 'revoked', keyId: identity.keyId };
     return { kind: 'authenticated', identity };
   };
 }

@@ -13,13 +13,25 @@ export interface RevocationFile {
   readonly revoked: Record<string, string>;
 }
 
+/**
+ * Revocation cannot be checked: Redis did not answer and no copy of the deny-list was ever loaded.
+ * The request gets 503 auth_unavailable: an unknown deny-list must not let every key through.
+ */
+export class RevocationsUnavailableError extends Error {
+  constructor(cause: unknown) {
+    super('the deny-list cannot be checked', { cause });
+    this.name = 'RevocationsUnavailableError';
+  }
+}
+
 /** No deny-list at all (no file configured, no Redis). */
 export const NO_REVOCATIONS: RevocationList = { isRevoked: async () => false, close() {} };
 
 /**
  * A deny-list file for a single gateway without Redis. The file is looked at for every check (one
  * `stat` per event-loop turn, see `fileStamp`; re-read only when it changed), so a revocation
- * applies from the very next request.
+ * applies from the very next request. A file that disappears keeps the last list: deleting it must
+ * not lift every revocation (an empty `{"revoked": {}}` does that on purpose).
  */
 export function createFileRevocations(file: string): RevocationList {
   const look = fileStamp(file);
@@ -28,9 +40,9 @@ export function createFileRevocations(file: string): RevocationList {
   return {
     async isRevoked(keyId) {
       const next = look();
-      if (next !== stamp) {
+      if (next !== stamp && next !== 'missing') {
         try {
-          revoked = next === 'missing' ? new Set() : new Set(Object.keys((JSON.parse(readFileSync(file, 'utf8')) as RevocationFile).revoked ?? {}));
+          revoked = new Set(Object.keys((JSON.parse(readFileSync(file, 'utf8')) as RevocationFile).revoked ?? {}));
           stamp = next;
         } catch {
           // Mid-write: keep the last list; the next request reads it again.
@@ -52,13 +64,18 @@ export interface RedisRevocationsOptions {
 /**
  * A deny-list shared by every gateway instance: one `SISMEMBER` per request, so a revocation made
  * anywhere applies from the very next request everywhere. While Redis does not answer within its
- * command budget, the last copy of the whole set (refreshed every few seconds) answers instead.
+ * command budget, the last copy of the whole set (refreshed every few seconds) answers instead;
+ * before a first copy was loaded, nothing can answer, and the check fails closed.
  */
 export function createRedisRevocations(redis: RedisClient, options: RedisRevocationsOptions): RevocationList {
   let snapshot = new Set<string>();
+  let loaded = false;
   const refresh = () =>
     redis.sMembers(options.key).then(
-      (members) => (snapshot = new Set(members)),
+      (members) => {
+        snapshot = new Set(members);
+        loaded = true;
+      },
       () => {},
     );
   void refresh();
@@ -73,6 +90,7 @@ export function createRedisRevocations(redis: RedisClient, options: RedisRevocat
         return revoked;
       } catch (error) {
         options.onDegraded?.(error);
+        if (!loaded) throw new RevocationsUnavailableError(error);
         return snapshot.has(keyId);
       }
     },
