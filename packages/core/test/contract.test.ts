@@ -163,11 +163,22 @@ for (const kind of ['memory', 'redis'] as const satisfies StoreKind[]) {
       await assertError(await fetch(`${url}/v1/pets/`), 404, 'not_found');
       await assertError(await fetch(`${url}/pets`), 404, 'not_found');
       const del = await fetch(`${url}/v1/pets`, { method: 'DELETE' });
-      assert.equal(del.headers.get('allow'), 'GET, POST');
+      assert.equal(del.headers.get('allow'), 'GET, POST, HEAD');
       await assertError(del, 405, 'method_not_allowed');
       const put = await fetch(`${url}/v1/pets/1`, { method: 'PUT', body: '{}' });
-      assert.equal(put.headers.get('allow'), 'GET');
+      assert.equal(put.headers.get('allow'), 'GET, HEAD');
       await assertError(put, 405, 'method_not_allowed');
+    });
+
+    test('HEAD answers as GET does, without the body', async () => {
+      const get = await fetch(`${url}/v1/pets?limit=2`);
+      const body = await get.text();
+      const head = await fetch(`${url}/v1/pets?limit=2`, { method: 'HEAD' });
+      assert.equal(head.status, 200);
+      assert.equal(head.headers.get('content-length'), String(Buffer.byteLength(body)));
+      assert.equal(head.headers.get('link'), get.headers.get('link'));
+      assert.equal(await head.text(), '');
+      assert.equal((await fetch(`${url}/v1/pets/999999`, { method: 'HEAD' })).status, 404);
     });
 
     test('GET /v1/store/orders is a 501 not_implemented, as the document says', async () => {

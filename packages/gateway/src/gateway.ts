@@ -95,7 +95,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps): Server 
       sendError(res, 'not_ready', headers, `Not reachable: ${down.join(', ')}.`);
       return 'health';
     }
-    if (path === DEPRECATION_NOTES_PATH && method === 'GET' && config.deprecationDocUrl === undefined) {
+    if (path === DEPRECATION_NOTES_PATH && (method === 'GET' || method === 'HEAD') && config.deprecationDocUrl === undefined) {
       res.writeHead(200, { ...headers, 'content-type': 'text/markdown; charset=utf-8', 'content-length': Buffer.byteLength(notes) });
       res.end(notes);
       return 'docs';

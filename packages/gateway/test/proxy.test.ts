@@ -40,6 +40,15 @@ for (const engine of PROXY_ENGINES) {
       assert.equal(seen.headers['content-length'], '7');
     });
 
+    test('HEAD is routed to the GET operation and forwarded as HEAD, its answer without a body', async () => {
+      const head = await fetch(`${gateway.url}/v1/echo?h=1`, { method: 'HEAD' });
+      assert.equal(head.status, 200);
+      assert.equal(await head.text(), '');
+      assert.ok(Number(head.headers.get('content-length')) > 0, "the upstream's length of the GET body");
+      assert.equal(upstream.requests.at(-1)?.method, 'HEAD');
+      assert.equal(upstream.requests.at(-1)?.url, '/v1/echo?h=1');
+    });
+
     test('a POST without a body goes upstream with Content-Length: 0, not chunked', async () => {
       const reply = await rawExchange(gateway.port, 'POST /v1/echo HTTP/1.1\r\nHost: gw\r\nConnection: close\r\n\r\n');
       const seen = JSON.parse(reply.slice(reply.indexOf('{'))) as { headers: Record<string, string>; body: string };
@@ -89,7 +98,7 @@ for (const engine of PROXY_ENGINES) {
       const before = upstream.requests.length;
       await assertGatewayError(await fetch(`${gateway.url}/v1/nothing`), 404, 'not_found');
       const res = await fetch(`${gateway.url}/v1/hold`, { method: 'POST', body: 'x' });
-      assert.equal(res.headers.get('allow'), 'GET');
+      assert.equal(res.headers.get('allow'), 'GET, HEAD');
       await assertGatewayError(res, 405, 'method_not_allowed');
       assert.equal(upstream.requests.length, before);
     });

@@ -23,11 +23,11 @@ export interface RouteMatch {
  * normalisation): `/v1/pets/` and `/v1//pets` are simply unknown.
  */
 export function createRouter(store: PetStore, config: CoreConfig, openApiJson: string) {
-  const route = (pattern: RegExp, methods: Record<string, RouteHandler>): Route => ({
-    pattern,
-    methods,
-    allow: Object.keys(methods).join(', '),
-  });
+  // HEAD is GET without the body (RFC 9110 §9.3.2): Node leaves the body out of HEAD answers.
+  const route = (pattern: RegExp, methods: Record<string, RouteHandler>): Route => {
+    const withHead: Record<string, RouteHandler> = methods.GET === undefined ? methods : { ...methods, HEAD: methods.GET };
+    return { pattern, methods: withHead, allow: Object.keys(withHead).join(', ') };
+  };
   const routes: readonly Route[] = [
     route(/^\/v1\/pets$/, { GET: createListPets(store), POST: createCreatePet(store, config.bodyLimitBytes) }),
     route(/^\/v1\/pets\/([^/]+)$/, { GET: createGetPet(store) }),

@@ -15,6 +15,8 @@ interface PathEntry {
 /**
  * Matches method and raw path against the operations. Literal segments compare exactly
  * (case-sensitive); a parameter takes one whole segment. Paths that are not canonical match nothing.
+ * HEAD matches the GET operation of a path (RFC 9110 §9.3.2: GET without the body), and is
+ * forwarded as HEAD.
  */
 export function createRouteTable(operations: readonly Operation[]): (method: string, path: string) => RouteMatch {
   const byTemplate = new Map<string, Operation[]>();
@@ -25,11 +27,12 @@ export function createRouteTable(operations: readonly Operation[]): (method: str
   }
   // Templates with more literal segments win (`/pets/mine` before `/pets/{petId}`).
   const entries: PathEntry[] = [...byTemplate.values()]
-    .map((ops) => ({
-      segments: (ops[0] as Operation).segments,
-      byMethod: new Map(ops.map((op) => [op.method, op])),
-      allow: ops.map((op) => op.method).join(', '),
-    }))
+    .map((ops) => {
+      const byMethod = new Map(ops.map((op) => [op.method, op]));
+      const get = byMethod.get('GET');
+      if (get !== undefined && !byMethod.has('HEAD')) byMethod.set('HEAD', get);
+      return { segments: (ops[0] as Operation).segments, byMethod, allow: [...byMethod.keys()].join(', ') };
+    })
     .sort((a, b) => literalCount(b.segments) - literalCount(a.segments));
 
   return function matchRoute(method, path) {
