@@ -121,7 +121,16 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps): Server 
 
     let identity: Identity | undefined;
     if (authenticate !== undefined && operation.requiresAuth) {
-      const auth = await authenticate(req.headers.authorization);
+      // A client already refused under the anonymous limit gets no signature checks for new keys
+      // until that refusal lapses (at most a second): key guessing costs it, not the gateway.
+      let refusal: RateDecision | undefined;
+      const mayVerify = rateLimiting === undefined ? undefined : () => (refusal = rateLimiting.anonymousRefusal(client.ip)) === undefined;
+      const auth = await authenticate(req.headers.authorization, mayVerify);
+      if (auth.kind === 'throttled') {
+        trace.authFailure = 'not verified: the client is over its anonymous limit';
+        // A remembered refusal always refuses; the fallback only keeps the types honest.
+        return (await limit(res, async () => refusal as RateDecision, headers, trace)) ?? error(res, 'rate_limited', headers);
+      }
       if (auth.kind !== 'authenticated') {
         const refused = await limitAnonymous();
         if (refused !== undefined) return refused;

@@ -176,3 +176,46 @@ for (const store of ['memory', 'redis'] as const) {
     });
   });
 }
+
+describe('key guessing: an address over its anonymous limit gets no signature checks for new keys', () => {
+  let keyring: Keyring;
+  let upstream: RecordingUpstream;
+  let gateway: RunningGateway;
+  let ahead = 0;
+  before(async () => {
+    keyring = await createTestKeyring();
+    upstream = await startRecordingUpstream();
+    const env = {
+      UPSTREAM_URL: upstream.url,
+      OPENAPI_FILE: writeDocument(PROXY_TEST_PATHS),
+      JWKS_FILE: keyring.files.jwks,
+      PLANS_FILE: plansFile({ anonymous: { minute: 3, day: 1000 } }),
+    };
+    gateway = await startGateway(env, () => Date.now() + ahead);
+  });
+  after(async () => {
+    await gateway?.close();
+    await upstream?.close();
+  });
+  const call = (token: string) => fetch(`${gateway.url}/v1/echo`, { headers: { authorization: `Bearer ${token}` } }).then(async (res) => (await res.arrayBuffer(), res));
+
+  test('guesses count as anonymous requests; once refused, a new key waits for the refusal to lapse, a known key does not', async () => {
+    const known = (await keyring.issue({ plan: 'pro', sub: 'known' })).token;
+    assert.equal((await call(known)).status, 200);
+    // A real key with its signature bytes changed: well formed, a real kid, so it costs an Ed25519 check.
+    const guess = (i: number) => `${known.slice(0, known.lastIndexOf('.') + 1)}${Buffer.alloc(64, i + 1).toString('base64url')}`;
+    for (let i = 0; i < 3; i++) assert.equal((await call(guess(i))).status, 401);
+    assert.equal((await call(guess(3))).status, 429, 'the fourth guess is over the anonymous limit');
+
+    // A valid key the gateway has never seen: had its signature been checked, it would pass.
+    const fresh = (await keyring.issue({ plan: 'pro', sub: 'fresh' })).token;
+    const throttled = await call(fresh);
+    assert.equal(throttled.status, 429);
+    assert.ok(Number(throttled.headers.get('retry-after')) >= 1);
+    assert.equal(throttled.headers.get('x-ratelimit-limit'), '3', 'the anonymous policy refused it');
+    assert.equal((await call(known)).status, 200, 'a key verified before is not held up');
+
+    ahead = 1100; // the refusal is remembered for at most a second
+    assert.equal((await call(fresh)).status, 200);
+  });
+});

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { redisSkipReason, startRedis, type RedisServer } from '@animal-store/testkit';
-import { keysCli as keys, PROXY_TEST_PATHS, startGateway, startRecordingUpstream, writeDocument, type RecordingUpstream, type RunningGateway } from './helpers.js';
+import { keysCli as keys, PROXY_TEST_PATHS, startGateway, waitUntilReady, startRecordingUpstream, writeDocument, type RecordingUpstream, type RunningGateway } from './helpers.js';
 
 // With limits on too: a revoked key is refused before the limiter, and with Redis down under the
 // `local` policy the local copy still refuses it while good keys are limited in process.
@@ -77,6 +77,8 @@ for (const limits of ['off', 'on'] as const) describe(`revocation shared through
     } finally {
       await late?.close();
     }
+    // The other instances reconnect with back-off; the next tests need them connected again.
+    for (const gateway of gateways) await waitUntilReady(gateway.url);
   });
 
   test('the CLI refuses bad arguments with a clear message and a non-zero exit', async () => {

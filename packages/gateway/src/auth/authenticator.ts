@@ -9,7 +9,9 @@ export type AuthOutcome =
   /** 401. `tokenSent` decides between `Bearer` and `Bearer error="invalid_token"`. */
   | { readonly kind: 'rejected'; readonly tokenSent: boolean; readonly reason: string; readonly keyId?: string }
   /** 503: the key server or the deny-list could not be asked; the key may well be valid. */
-  | { readonly kind: 'unavailable'; readonly reason: string };
+  | { readonly kind: 'unavailable'; readonly reason: string }
+  /** The key is unknown and its signature would need checking, which `mayVerify` refused. */
+  | { readonly kind: 'throttled' };
 
 export interface AuthenticatorOptions {
   readonly verifier: KeyVerifier;
@@ -24,13 +26,14 @@ const MAX_TOKEN_LENGTH = 4096;
 
 /**
  * Checks `Authorization: Bearer <API key>`. A key seen before costs a hash and a map lookup (its
- * signature was checked then); its revocation is checked every time.
+ * signature was checked then); its revocation is checked every time. A key not seen before is
+ * verified only if `mayVerify` (when given) allows it: the caller's guard against key guessing.
  */
 export function createAuthenticator(options: AuthenticatorOptions) {
   let cache = new VerifiedKeyCache(options.cacheSize, options.now);
   let keysVersion = options.verifier.version();
 
-  return async function authenticate(authorization: string | undefined): Promise<AuthOutcome> {
+  return async function authenticate(authorization: string | undefined, mayVerify?: () => boolean): Promise<AuthOutcome> {
     if (authorization === undefined || authorization === '') return { kind: 'rejected', tokenSent: false, reason: 'no Authorization header' };
     const space = authorization.indexOf(' ');
     if (space === -1 || authorization.slice(0, space).toLowerCase() !== 'bearer') {
@@ -49,6 +52,7 @@ export function createAuthenticator(options: AuthenticatorOptions) {
     const verifiedIn = cache; // the cache of the key set this verification runs against
     let identity = verifiedIn.get(digest);
     if (identity === undefined) {
+      if (mayVerify !== undefined && !mayVerify()) return { kind: 'throttled' };
       try {
         identity = identityOf(await options.verifier.verify(token));
       } catch (error) {

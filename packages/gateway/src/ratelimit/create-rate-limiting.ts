@@ -22,7 +22,7 @@ export function createRateLimitingFromConfig(config: GatewayConfig['rateLimits']
   if (config.mode === 'off') return undefined;
   const plans = createPlans(config.plansFile, deps.onInvalidPlans);
   const now = deps.now ?? Date.now;
-  if (deps.redis === undefined) return createRateLimiting(createMemoryLimiter({ now }), plans);
+  if (deps.redis === undefined) return createRateLimiting(createMemoryLimiter({ now }), plans, now);
   const shared = createRedisLimiter(deps.redis.client, { prefix: deps.redis.prefix, ...(deps.redisNow === undefined ? {} : { now: deps.redisNow }) });
   const limiter = createSharedLimiter({
     shared,
@@ -32,5 +32,5 @@ export function createRateLimitingFromConfig(config: GatewayConfig['rateLimits']
     now,
     ...(deps.onDegraded === undefined ? {} : { onDegraded: deps.onDegraded }),
   });
-  return createRateLimiting(limiter, plans);
+  return createRateLimiting(limiter, plans, now);
 }
