@@ -34,7 +34,8 @@ type Behaviour = (req: IncomingMessage, res: ServerResponse, body: string) => vo
 /**
  * A deliberately simple upstream that records every request it parses. `/hold` never answers,
  * `/reset` destroys the socket, `/hop` answers with hop-by-hop headers, `/big` streams 4 MiB
- * (`BIG_BODY_BYTES`), `/stall` sends part of a body and goes silent; anything else echoes.
+ * (`BIG_BODY_BYTES`), `/stall` sends part of a body and goes silent, `/drip` sends a byte every
+ * 50 ms for as long as the client listens; anything else echoes.
  */
 export async function startRecordingUpstream(behaviours: Record<string, Behaviour> = {}): Promise<RecordingUpstream> {
   const requests: RecordedRequest[] = [];
@@ -89,6 +90,11 @@ const DEFAULT_BEHAVIOURS: Record<string, Behaviour> = {
     };
     more();
   },
+  '/drip': (_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/plain' });
+    const timer = setInterval(() => res.write('.'), 50);
+    res.on('close', () => clearInterval(timer));
+  },
   '/stall': (_req, res) => {
     res.writeHead(200, { 'content-type': 'text/plain', 'content-length': '100' });
     res.write('only part of the body');
@@ -138,6 +144,7 @@ export const PROXY_TEST_PATHS = {
   '/hop': { get: { operationId: 'hop' } },
   '/big': { get: { operationId: 'big' } },
   '/stall': { get: { operationId: 'stall' } },
+  '/drip': { get: { operationId: 'drip' } },
 };
 
 export interface RunningGateway {

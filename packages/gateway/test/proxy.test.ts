@@ -161,6 +161,32 @@ for (const engine of PROXY_ENGINES) {
       });
     }
 
+    test('a request queued behind busy upstream connections is a 504 in time, not held until one frees', { timeout: 5000 }, async () => {
+      const narrow = await startGateway({ PROXY_ENGINE: engine, UPSTREAM_URL: upstream.url, OPENAPI_FILE: document, UPSTREAM_TIMEOUT_MS: '300', UPSTREAM_MAX_SOCKETS: '1' });
+      const controller = new AbortController();
+      try {
+        // The one connection streams an endless answer that is read as it comes.
+        const busy = await fetch(`${narrow.url}/v1/drip`, { signal: controller.signal });
+        assert.equal(busy.status, 200);
+        const reading = busy.body?.pipeTo(new WritableStream()).catch(() => {});
+        await assertGatewayError(await fetch(`${narrow.url}/v1/echo`), 504, 'upstream_timeout');
+        controller.abort();
+        await reading;
+      } finally {
+        controller.abort();
+        await narrow.close();
+      }
+    });
+
+    test('a client that goes away mid-answer stops the upstream answer too', async () => {
+      const controller = new AbortController();
+      const res = await fetch(`${gateway.url}/v1/drip`, { signal: controller.signal, headers: { 'x-request-id': 'mid-body' } });
+      const reader = res.body?.getReader();
+      await reader?.read();
+      controller.abort();
+      await waitFor(() => upstream.abandoned.filter((url) => url === '/v1/drip').length > 0);
+    });
+
     test("a path in UPSTREAM_URL goes in front of every forwarded path; readiness asks the upstream's origin", async () => {
       const prefixed = await startGateway({ PROXY_ENGINE: engine, UPSTREAM_URL: `${upstream.url}/base/`, OPENAPI_FILE: document });
       try {

@@ -4,6 +4,7 @@ import {
   BadUpstreamStatusError,
   clientIsGone,
   READY_TIMEOUT_MS,
+  UpstreamTimeoutError,
   type ForwardOutcome,
   type ForwardRequest,
   type Upstream,
@@ -57,10 +58,18 @@ export function createUndiciUpstream(options: UpstreamOptions): Upstream {
         let settled = false;
         let started = false;
         const finish = (outcome: ForwardOutcome) => {
+          clearTimeout(timer);
           if (settled) return;
           settled = true;
           settle(outcome);
         };
+        // undici's own timeouts start once the request is on a socket; this one starts now, so a
+        // request queued behind busy connections (UPSTREAM_MAX_SOCKETS) is a 504 in time too.
+        const timer = setTimeout(() => {
+          const error = new UpstreamTimeoutError(options.timeoutMs);
+          finish({ kind: 'failed', code: 'upstream_timeout', cause: error });
+          controller?.abort(error);
+        }, options.timeoutMs);
         const resume = () => controller?.resume();
         res.once('close', () => {
           // The client went away before the answer was complete: stop the upstream work too.
@@ -71,10 +80,15 @@ export function createUndiciUpstream(options: UpstreamOptions): Upstream {
         const handler: Dispatcher.DispatchHandler = {
           onRequestStart(ctrl) {
             controller = ctrl;
-            if (res.destroyed) ctrl.abort(new ClientGoneError());
+            // Answered already (timed out while queued) or nobody to answer: send nothing.
+            if (settled || res.destroyed) ctrl.abort(settled ? new UpstreamTimeoutError(options.timeoutMs) : new ClientGoneError());
           },
           onResponseStart(ctrl, status) {
             if (status >= 100 && status < 200) return; // interim answers (103, say): not passed on
+            if (settled) {
+              ctrl.abort(new UpstreamTimeoutError(options.timeoutMs)); // the gateway answered 504 already
+              return;
+            }
             if (status < 100 || status > 599) {
               const error = new BadUpstreamStatusError(status);
               ctrl.abort(error);
@@ -140,6 +154,8 @@ export function createUndiciUpstream(options: UpstreamOptions): Upstream {
           method: 'GET',
           headersTimeout: READY_TIMEOUT_MS,
           bodyTimeout: READY_TIMEOUT_MS,
+          // Also while waiting for a free connection.
+          signal: AbortSignal.timeout(READY_TIMEOUT_MS),
         });
         await body.dump();
         return statusCode >= 200 && statusCode < 300;
