@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { parseList } from 'structured-headers';
 import { redisSkipReason, startRedis, type RedisServer } from '@animal-store/testkit';
 import { createTestKeyring } from './keys-fixture.js';
+import { VERIFICATIONS_PER_SECOND } from '../src/ratelimit/rate-limiting.js';
 import { PROXY_TEST_PATHS, startGateway, startRecordingUpstream, writeDocument, type RecordingUpstream, type RunningGateway } from './helpers.js';
 
 type Keyring = Awaited<ReturnType<typeof createTestKeyring>>;
@@ -177,7 +178,7 @@ for (const store of ['memory', 'redis'] as const) {
   });
 }
 
-describe('key guessing: an address over its anonymous limit gets no signature checks for new keys', () => {
+describe('key guessing: an address over its anonymous limit gets a few signature checks a second', () => {
   let keyring: Keyring;
   let upstream: RecordingUpstream;
   let gateway: RunningGateway;
@@ -199,13 +200,14 @@ describe('key guessing: an address over its anonymous limit gets no signature ch
   });
   const call = (token: string) => fetch(`${gateway.url}/v1/echo`, { headers: { authorization: `Bearer ${token}` } }).then(async (res) => (await res.arrayBuffer(), res));
 
-  test('guesses count as anonymous requests; once refused, a new key waits for the refusal to lapse, a known key does not', async () => {
+  test(`guesses count as anonymous requests; once refused, ${VERIFICATIONS_PER_SECOND} unknown keys a second are checked, however many arrive at once`, async () => {
     const known = (await keyring.issue({ plan: 'pro', sub: 'known' })).token;
     assert.equal((await call(known)).status, 200);
     // A real key with its signature bytes changed: well formed, a real kid, so it costs an Ed25519 check.
     const guess = (i: number) => `${known.slice(0, known.lastIndexOf('.') + 1)}${Buffer.alloc(64, i + 1).toString('base64url')}`;
     for (let i = 0; i < 3; i++) assert.equal((await call(guess(i))).status, 401);
     assert.equal((await call(guess(3))).status, 429, 'the fourth guess is over the anonymous limit');
+    for (let i = 0; i < VERIFICATIONS_PER_SECOND; i++) assert.equal((await call(guess(10 + i))).status, 429);
 
     // A valid key the gateway has never seen: had its signature been checked, it would pass.
     const fresh = (await keyring.issue({ plan: 'pro', sub: 'fresh' })).token;
@@ -215,7 +217,10 @@ describe('key guessing: an address over its anonymous limit gets no signature ch
     assert.equal(throttled.headers.get('x-ratelimit-limit'), '3', 'the anonymous policy refused it');
     assert.equal((await call(known)).status, 200, 'a key verified before is not held up');
 
-    ahead = 1100; // the refusal is remembered for at most a second
-    assert.equal((await call(fresh)).status, 200);
+    ahead = 1100; // a new second: a new budget, counted before any check runs
+    const newcomers = await Promise.all(Array.from({ length: 30 }, (_, i) => keyring.issue({ plan: 'pro', sub: `newcomer-${i}` })));
+    const statuses = await Promise.all(newcomers.map(({ token }) => call(token).then((res) => res.status)));
+    assert.equal(statuses.filter((status) => status === 200).length, VERIFICATIONS_PER_SECOND);
+    assert.equal(statuses.filter((status) => status === 429).length, 30 - VERIFICATIONS_PER_SECOND);
   });
 });

@@ -7,23 +7,27 @@ export interface RateLimiting {
   forIdentity(identity: Identity): Promise<RateDecision>;
   forAnonymous(clientIp: string): Promise<RateDecision>;
   /**
-   * The client address's last anonymous refusal while it still holds (at most a second, never past
-   * its Retry-After), without asking the limiter; `undefined` otherwise. Asked before checking an
-   * unknown key's signature, so a client over its anonymous limit (a key guesser: every bad key is
-   * an anonymous request) cannot make the gateway verify signatures as fast as it can send them.
+   * Asked before checking the signature of a key not seen before: `undefined` lets the check run;
+   * a decision is the client address's anonymous refusal, to answer with instead. While an address
+   * is refused under the anonymous limit (a key guesser is: every bad key is an anonymous request),
+   * it gets `VERIFICATIONS_PER_SECOND` checks a second, so it cannot make the gateway verify
+   * signatures as fast as it can send them, and new valid keys from a shared address still pass.
    */
   anonymousRefusal(clientIp: string): RateDecision | undefined;
 }
 
-/** How long an anonymous refusal is remembered at most: a raised limit is seen this soon. */
-const REFUSAL_HOLD_MS = 1000;
+/** Signature checks a second for an address refused under the anonymous limit. */
+export const VERIFICATIONS_PER_SECOND = 10;
 const MAX_REMEMBERED = 100_000;
 
 interface Refusal {
-  readonly decision: RateDecision;
-  /** On this process's clock. */
-  readonly cachedAt: number;
-  readonly until: number;
+  decision: RateDecision;
+  /** When the decision was made and when it ends, on this process's clock. */
+  cachedAt: number;
+  endsAt: number;
+  /** Signature checks let through in the second that began at `checksSince`. */
+  checks: number;
+  checksSince: number;
 }
 
 /** Limits per account (`sub`) with bans per key (`jti`); anonymous requests per client IP. */
@@ -36,11 +40,17 @@ export function createRateLimiting(limiter: Limiter, plans: Plans, now: () => nu
       const decision = await limiter.check({ subject, keyId: undefined, policy: plans.anonymous() });
       if (decision.allowed || decision.retryAt === undefined) {
         refusals.delete(subject);
+        return decision;
+      }
+      const at = now();
+      // retryAt is on the limiter's clock (Redis TIME): only its distance carries over.
+      const endsAt = at + (decision.retryAt - decision.now);
+      const known = refusals.get(subject);
+      if (known !== undefined) {
+        Object.assign(known, { decision, cachedAt: at, endsAt }); // its check budget carries on
       } else {
         if (refusals.size >= MAX_REMEMBERED) refusals.clear();
-        // retryAt is on the limiter's clock (Redis TIME): only its distance carries over.
-        const at = now();
-        refusals.set(subject, { decision, cachedAt: at, until: at + Math.min(decision.retryAt - decision.now, REFUSAL_HOLD_MS) });
+        refusals.set(subject, { decision, cachedAt: at, endsAt, checks: 0, checksSince: at });
       }
       return decision;
     },
@@ -49,8 +59,17 @@ export function createRateLimiting(limiter: Limiter, plans: Plans, now: () => nu
       const refusal = refusals.get(subject);
       if (refusal === undefined) return undefined;
       const at = now();
-      if (refusal.until <= at) {
+      if (refusal.endsAt <= at) {
         refusals.delete(subject);
+        return undefined;
+      }
+      if (at - refusal.checksSince >= 1000) {
+        refusal.checksSince = at;
+        refusal.checks = 0;
+      }
+      // Counted here, before the check runs: concurrent requests cannot all slip through.
+      if (refusal.checks < VERIFICATIONS_PER_SECOND) {
+        refusal.checks += 1;
         return undefined;
       }
       return { ...refusal.decision, now: refusal.decision.now + (at - refusal.cachedAt) };
