@@ -22,16 +22,21 @@ const logger = pino({ name: 'gateway', level: config.logLevel });
 const upstream = createUpstream(config.upstream.engine, { target: config.upstream.url, ...config.upstream });
 const redis = config.redis === undefined ? undefined : createRedisClient(config.redis.url, config.redis);
 let lastDegradedLog = 0;
-const authentication = createAuthentication(config.auth, {
-  now: Date.now,
-  redis: redis === undefined || config.redis === undefined ? undefined : { client: redis, prefix: config.redis.prefix },
-  onDegraded: (error) => {
-    // At most one line a second while Redis is away; requests are answered from the local copy.
-    if (Date.now() - lastDegradedLog < 1000) return;
-    lastDegradedLog = Date.now();
-    logger.warn({ err: error }, 'revocation check degraded: Redis did not answer, using the last copy');
-  },
-});
+let authentication;
+try {
+  authentication = createAuthentication(config.auth, {
+    now: Date.now,
+    redis: redis === undefined || config.redis === undefined ? undefined : { client: redis, prefix: config.redis.prefix },
+    onDegraded: (error) => {
+      // At most one line a second while Redis is away; requests are answered from the local copy.
+      if (Date.now() - lastDegradedLog < 1000) return;
+      lastDegradedLog = Date.now();
+      logger.warn({ err: error }, 'revocation check degraded: Redis did not answer, using the last copy');
+    },
+  });
+} catch (error) {
+  exitWithProblems('gateway', [(error as Error).message]);
+}
 if (authentication === undefined) logger.warn('AUTH=off: requests are forwarded without checking API keys');
 let lastLimiterLog = 0;
 let rateLimiting;

@@ -3,6 +3,7 @@ import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
 import { startService } from '@animal-store/testkit';
+import { createTestKeyring } from './keys-fixture.js';
 import { PROXY_TEST_PATHS, startRecordingUpstream, writeDocument } from './helpers.js';
 
 const MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url));
@@ -24,6 +25,16 @@ test('an unusable OpenAPI document exits 2 and says why', () => {
   const wrong = runMain({ AUTH: 'off', OPENAPI_FILE: fileURLToPath(new URL('../package.json', import.meta.url)) });
   assert.equal(wrong.status, 2);
   assert.match(wrong.stderr, /not a usable OpenAPI document/);
+});
+
+test('a REVOCATIONS_FILE that cannot be read at start exits 2: a wrong path must not mean "nothing is revoked"', async () => {
+  const keyring = await createTestKeyring();
+  const missing = runMain({ JWKS_FILE: keyring.files.jwks, REVOCATIONS_FILE: '/nonexistent/revoked.json' });
+  assert.equal(missing.status, 2, missing.stderr);
+  assert.match(missing.stderr, /REVOCATIONS_FILE \/nonexistent\/revoked\.json cannot be read/);
+  const notAList = runMain({ JWKS_FILE: keyring.files.jwks, REVOCATIONS_FILE: keyring.files.jwks });
+  assert.equal(notAList.status, 2, notAList.stderr);
+  assert.match(notAList.stderr, /expected \{"revoked"/);
 });
 
 test('SIGTERM lets the request in flight finish, then exits 0', async () => {

@@ -27,22 +27,38 @@ export class RevocationsUnavailableError extends Error {
 /** No deny-list at all (no file configured, no Redis). */
 export const NO_REVOCATIONS: RevocationList = { isRevoked: async () => false, close() {} };
 
+/** The key ids of a deny-list file; throws when it cannot be read or is not one. */
+function readRevocationFile(file: string): Set<string> {
+  const parsed = JSON.parse(readFileSync(file, 'utf8')) as Partial<RevocationFile> | null;
+  if (parsed === null || typeof parsed !== 'object' || typeof parsed.revoked !== 'object' || parsed.revoked === null) {
+    throw new Error('expected {"revoked": {"<jti>": "<date>"}}');
+  }
+  return new Set(Object.keys(parsed.revoked));
+}
+
 /**
  * A deny-list file for a single gateway without Redis. The file is looked at for every check (one
  * `stat` per event-loop turn, see `fileStamp`; re-read only when it changed), so a revocation
- * applies from the very next request. A file that disappears keeps the last list: deleting it must
- * not lift every revocation (an empty `{"revoked": {}}` does that on purpose).
+ * applies from the very next request. It must be readable at start (the gateway refuses to start
+ * otherwise: a wrong path must not mean "nothing is revoked"). Later, a file that disappears or is
+ * caught mid-write keeps the last list: deleting it must not lift every revocation (an empty
+ * `{"revoked": {}}` does that on purpose).
  */
 export function createFileRevocations(file: string): RevocationList {
   const look = fileStamp(file);
-  let stamp = '';
-  let revoked = new Set<string>();
+  let stamp = look();
+  let revoked: Set<string>;
+  try {
+    revoked = readRevocationFile(file);
+  } catch (error) {
+    throw new Error(`REVOCATIONS_FILE ${file} cannot be read as a deny-list (${(error as Error).message}); the keyring's revoked.json, or {"revoked": {}} for none`);
+  }
   return {
     async isRevoked(keyId) {
       const next = look();
       if (next !== stamp && next !== 'missing') {
         try {
-          revoked = new Set(Object.keys((JSON.parse(readFileSync(file, 'utf8')) as RevocationFile).revoked ?? {}));
+          revoked = readRevocationFile(file);
           stamp = next;
         } catch {
           // Mid-write: keep the last list; the next request reads it again.
