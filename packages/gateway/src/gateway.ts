@@ -6,6 +6,7 @@ import { rateLimitHeaders, RateLimitUnavailableError, type RateDecision, type Ra
 import type { GatewayConfig } from './config/index.js';
 import { DEPRECATION_NOTES_PATH, deprecationHeaders, deprecationNotes, isPastSunset } from './deprecation/index.js';
 import { errorBody } from './errors.js';
+import { requestArrived } from './config/file-stamp.js';
 import { clientView } from './http/client-view.js';
 import { BodyTooLargeError, readBody } from './http/read-body.js';
 import { sendError, sendJson } from './http/reply.js';
@@ -200,6 +201,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps): Server 
       connectionsCheckingInterval: Math.max(50, Math.min(1000, config.server.headersTimeoutMs / 2)),
     },
     (req, res) => {
+      requestArrived();
       const started = performance.now();
       const headers: Record<string, string> = { 'x-request-id': requestIdOf(req.headers['x-request-id']) };
       const trace: Trace = {};

@@ -1,27 +1,40 @@
 import { statSync } from 'node:fs';
 
-/**
- * A file the gateway re-reads when it changes (plans, the revocation list), looked at with one
- * `stat` per event-loop turn at most, not one per request. What it returns: the file's inode, size
- * and mtime as one string, or `missing`.
+/*
+ * Files the gateway re-reads when they change (plans, the revocation list) are looked at for every
+ * request, with one `stat` per event-loop turn shared by the requests of that turn.
  *
- * Why a turn's first look is fresh enough for every request of that turn: a request is handled
- * after the loop woke up to read it, so its bytes arrived, and a change made before it was sent
- * was on disk, before the turn began. The look is renewed once the turn's poll phase is over
- * (`setImmediate`), so no request of a later turn sees an older stamp.
+ * Why that is fresh enough: the first request of a turn opens it (`requestArrived`). Each later
+ * request handled in the turn was read from the same wake-up of the loop, so its bytes had
+ * arrived before the turn's first `stat`. A change saved before a request was sent is therefore
+ * on disk at that `stat`. A look taken outside a request turn (a timer, say) is never reused.
+ *
+ * The one exception: when more than 1,024 sockets are ready at once, libuv polls again within the
+ * turn, and a request read in that second poll may use a `stat` from a few microseconds earlier.
  */
+let turn = 0;
+let turnOpen = false;
+const closeTurn = () => {
+  turnOpen = false;
+};
+
+/** Called as each request starts: the first one of an event-loop turn opens a new turn. */
+export function requestArrived(): void {
+  if (turnOpen) return;
+  turnOpen = true;
+  turn += 1;
+  setImmediate(closeTurn);
+}
+
+/** The current identity of `file` (inode, size, mtime), or `missing`; see above for how often it looks. */
 export function fileStamp(file: string): () => string {
   let stamp = '';
-  let fresh = false;
-  const expire = () => {
-    fresh = false;
-  };
+  let lookedIn = -1;
   return () => {
-    if (fresh) return stamp;
+    if (turnOpen && lookedIn === turn) return stamp;
     const stats = statSync(file, { throwIfNoEntry: false });
     stamp = stats === undefined ? 'missing' : `${stats.ino}:${stats.size}:${stats.mtimeMs}`;
-    fresh = true;
-    setImmediate(expire);
+    lookedIn = turnOpen ? turn : -1;
     return stamp;
   };
 }
