@@ -53,6 +53,14 @@ export interface RateDecision {
   readonly degraded?: boolean;
 }
 
+/**
+ * A remembered decision, answered again `at` (this process's clock) after it was made at
+ * `cachedAt`: its times move by how long it was held, since they are on the limiter's clock.
+ */
+export function heldDecision(decision: RateDecision, cachedAt: number, at: number): RateDecision {
+  return { ...decision, now: decision.now + (at - cachedAt) };
+}
+
 export interface LimitRequest {
   /** The account (`sub`), or `ip:<address>` for anonymous requests. */
   readonly subject: string;

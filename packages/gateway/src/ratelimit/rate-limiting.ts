@@ -1,6 +1,6 @@
 import type { Identity } from '../auth/index.js';
 import { anonymousSubject, type Plans } from './plans.js';
-import type { Limiter, RateDecision } from './policy.js';
+import { heldDecision, type Limiter, type RateDecision } from './policy.js';
 
 /** The pipeline's view: decide for a verified identity, or for an anonymous client address. */
 export interface RateLimiting {
@@ -72,7 +72,7 @@ export function createRateLimiting(limiter: Limiter, plans: Plans, now: () => nu
         refusal.checks += 1;
         return undefined;
       }
-      return { ...refusal.decision, now: refusal.decision.now + (at - refusal.cachedAt) };
+      return heldDecision(refusal.decision, refusal.cachedAt, at);
     },
   };
 }

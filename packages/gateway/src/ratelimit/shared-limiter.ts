@@ -1,5 +1,5 @@
 import { createMemoryLimiter } from './memory-limiter.js';
-import type { Limiter, LimitRequest, RateDecision } from './policy.js';
+import { heldDecision, type Limiter, type LimitRequest, type RateDecision } from './policy.js';
 
 /** What to do while Redis fails (down, slower than the command budget, failing over). */
 export type FailurePolicy = 'open' | 'closed' | 'local';
@@ -56,8 +56,7 @@ export function createSharedLimiter(options: SharedLimiterOptions): Limiter {
         const banDue = !denial.decision.banned && ban !== undefined && 1 + denial.strikes + 1 >= ban.strikes;
         if (denial.until > at && !banDue) {
           denial.strikes += 1;
-          // The cached answer, with its times moved by how long it has been cached.
-          return { ...denial.decision, now: denial.decision.now + (at - denial.cachedAt) };
+          return heldDecision(denial.decision, denial.cachedAt, at);
         }
         denials.delete(key);
         pendingStrikes = denial.decision.banned ? 0 : denial.strikes;
