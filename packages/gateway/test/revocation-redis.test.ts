@@ -89,6 +89,10 @@ for (const limits of ['off', 'on'] as const) describe(`revocation shared through
       assert.match(run.stderr, /^keys: \S/, args.join(' '));
       assert.equal(run.stdout, '');
     }
+    // Key ids and kids are base64url: one may start with "-", and is still an id, not an option.
+    const dashed = await keys(env, 'revoke', '-never-issued');
+    assert.equal(dashed.status, 1, dashed.stderr);
+    assert.match(dashed.stderr, /no key with id -never-issued was issued/);
   });
 
   test('while Redis is down, keys keep working from the local copy and a key seen revoked stays revoked', async () => {

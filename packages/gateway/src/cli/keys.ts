@@ -28,8 +28,11 @@ async function run(argv: string[]): Promise<void> {
   const loaded = CLI_ENV.load();
   if (!loaded.ok) throw new UsageError(`invalid environment:\n  - ${loaded.problems.join('\n  - ')}`);
   const env = loaded.env;
+  // Key ids and kids are base64url and may start with "-": after `revoke` and `retire`, which take
+  // no options, every word is an argument.
+  const takesIdOnly = argv[0] === 'revoke' || argv[0] === 'retire';
   const { positionals, values } = parseArgs({
-    args: argv,
+    args: takesIdOnly && argv[1] !== '--' ? [argv[0] as string, '--', ...argv.slice(1)] : argv,
     allowPositionals: true,
     strict: true,
     options: {
