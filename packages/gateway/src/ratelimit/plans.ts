@@ -1,7 +1,7 @@
-import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { z } from 'zod';
 import { fileStamp } from '../config/file-stamp.js';
+import { readJsonFile } from '../config/read-json-file.js';
 import type { Identity } from '../auth/index.js';
 import { minuteAndDay, type BanPolicy, type Policy } from './policy.js';
 
@@ -28,17 +28,7 @@ export type PlansFile = z.infer<typeof PlansFile>;
 
 /** Reads and validates a plans file; throws with every problem listed. */
 export function readPlansFile(file: string): PlansFile {
-  let json: unknown;
-  try {
-    json = JSON.parse(readFileSync(file, 'utf8'));
-  } catch (error) {
-    throw new Error(`PLANS_FILE ${file}: ${(error as Error).message}`);
-  }
-  const parsed = PlansFile.safeParse(json);
-  if (!parsed.success) {
-    throw new Error(`PLANS_FILE ${file} is not valid:\n  - ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('\n  - ')}`);
-  }
-  return parsed.data;
+  return readJsonFile(file, PlansFile, 'PLANS_FILE', 'is not valid');
 }
 
 function banOf(entry: { ban?: z.infer<typeof Ban> | undefined }, fallback: z.infer<typeof Ban> | undefined): BanPolicy | undefined {

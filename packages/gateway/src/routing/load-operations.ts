@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readJsonFile } from '../config/read-json-file.js';
 import { z } from 'zod';
 import type { Operation } from './operation.js';
 
@@ -30,18 +30,7 @@ const Document = z.looseObject({
  * front of each path. Throws with every problem listed when the document is not usable.
  */
 export function loadOperations(file: string): Operation[] {
-  let json: unknown;
-  try {
-    json = JSON.parse(readFileSync(file, 'utf8'));
-  } catch (error) {
-    throw new Error(`OPENAPI_FILE ${file}: ${(error as Error).message}`);
-  }
-  const parsed = Document.safeParse(json);
-  if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
-    throw new Error(`OPENAPI_FILE ${file} is not a usable OpenAPI document:\n  - ${problems.join('\n  - ')}`);
-  }
-  const doc = parsed.data;
+  const doc = readJsonFile(file, Document, 'OPENAPI_FILE', 'is not a usable OpenAPI document');
   const basePath = serverBasePath(doc.servers[0] as z.infer<typeof Document>['servers'][number]);
   const operations: Operation[] = [];
   for (const [path, item] of Object.entries(doc.paths)) {

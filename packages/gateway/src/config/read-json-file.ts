@@ -1,0 +1,22 @@
+import { readFileSync } from 'node:fs';
+import type { z } from 'zod';
+
+/**
+ * Reads a JSON file the gateway is configured with and validates it with `schema`. Throws an
+ * Error that names the setting (`PLANS_FILE …`), and lists every problem when the file parses
+ * but does not validate (`… ${invalid}:` then one problem a line).
+ */
+export function readJsonFile<T extends z.ZodType>(file: string, schema: T, setting: string, invalid: string): z.infer<T> {
+  let json: unknown;
+  try {
+    json = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (error) {
+    throw new Error(`${setting} ${file}: ${(error as Error).message}`);
+  }
+  const parsed = schema.safeParse(json);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
+    throw new Error(`${setting} ${file} ${invalid}:\n  - ${problems.join('\n  - ')}`);
+  }
+  return parsed.data;
+}
