@@ -1,9 +1,9 @@
 import { fileURLToPath } from 'node:url';
 import { execFile } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
+import { freePort, temporaryDir } from '@animal-store/testkit';
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { loadConfig, type GatewayConfig } from '../src/config/index.js';
@@ -13,6 +13,8 @@ import { createRateLimitingFromConfig } from '../src/ratelimit/index.js';
 import { createUpstream, type Upstream } from '../src/proxy/index.js';
 import { createRedisClient } from '../src/redis/index.js';
 import { loadOperations } from '../src/routing/index.js';
+
+export { freePort, temporaryDir };
 
 export interface RecordedRequest {
   readonly method: string;
@@ -118,7 +120,7 @@ const DEFAULT_BEHAVIOURS: Record<string, Behaviour> = {
 
 /** An OpenAPI document with arbitrary operations under `/v1`, written to a temp file. */
 export function writeDocument(paths: Record<string, Record<string, Record<string, unknown>>>): string {
-  const file = join(mkdtempSync(join(tmpdir(), 'gw-doc-')), 'openapi.json');
+  const file = join(temporaryDir('gw-doc-'), 'openapi.json');
   const doc = {
     openapi: '3.1.0',
     info: { title: 'test', version: '1' },

@@ -1,13 +1,13 @@
 import { createHmac } from 'node:crypto';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
+import { temporaryDir } from '@animal-store/testkit';
 import { join } from 'node:path';
 import { SignJWT, importJWK, type JWK } from 'jose';
 import { initKeyring, issueKey, keyringFiles, type IssueRequest } from '../src/keyring/index.js';
 
 /** A keyring in a temp dir, with helpers to issue good keys and forge bad ones. */
 export async function createTestKeyring(audience = 'animal-store-production') {
-  const dir = mkdtempSync(join(tmpdir(), 'gw-keys-'));
+  const dir = temporaryDir('gw-keys-');
   await initKeyring(dir, { issuer: 'animal-store', audience });
   const files = keyringFiles(dir);
   const state = () => JSON.parse(readFileSync(join(dir, 'state.json'), 'utf8')) as { signingKid: string };

@@ -1,15 +1,14 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { Redis } from 'ioredis';
-import { redisSkipReason, startRedis, type RedisServer } from '@animal-store/testkit';
+import { redisSkipReason, startRedis, temporaryDir, type RedisServer } from '@animal-store/testkit';
 import { createTestKeyring } from './keys-fixture.js';
 import { PROXY_TEST_PATHS, startGateway, startRecordingUpstream, waitUntilReady, writeDocument, type RecordingUpstream, type RunningGateway } from './helpers.js';
 
 const PLANS = (() => {
-  const file = join(mkdtempSync(join(tmpdir(), 'plans-')), 'plans.json');
+  const file = join(temporaryDir('plans-'), 'plans.json');
   writeFileSync(file, JSON.stringify({
     plans: { free: { minute: 60, day: 1000 }, pro: { minute: 300, day: 10000 }, business: { minute: 1000, day: 100000 }, enterprise: { minute: 5000, day: 2000000 } },
     anonymous: { minute: 30, day: 1000 },

@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { writeFileSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseList } from 'structured-headers';
-import { redisSkipReason, startRedis, type RedisServer } from '@animal-store/testkit';
+import { redisSkipReason, startRedis, temporaryDir, type RedisServer } from '@animal-store/testkit';
 import { createTestKeyring } from './keys-fixture.js';
 import { VERIFICATIONS_PER_SECOND } from '../src/ratelimit/rate-limiting.js';
 import { PROXY_TEST_PATHS, startGateway, startRecordingUpstream, writeDocument, type RecordingUpstream, type RunningGateway } from './helpers.js';
@@ -12,7 +11,7 @@ import { PROXY_TEST_PATHS, startGateway, startRecordingUpstream, writeDocument, 
 type Keyring = Awaited<ReturnType<typeof createTestKeyring>>;
 
 function plansFile(overrides: Record<string, unknown> = {}): string {
-  const file = join(mkdtempSync(join(tmpdir(), 'plans-')), 'plans.json');
+  const file = join(temporaryDir('plans-'), 'plans.json');
   const plans = {
     plans: { free: { minute: 60, day: 1000 }, pro: { minute: 300, day: 10000 }, business: { minute: 1000, day: 100000 }, enterprise: { minute: 5000, day: 2000000 } },
     anonymous: { minute: 30, day: 1000 },

@@ -1,10 +1,8 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { redisSkipReason, startRedis, type RedisServer } from '@animal-store/testkit';
-import { keysCli as keys, PROXY_TEST_PATHS, startGateway, waitUntilReady, startRecordingUpstream, writeDocument, type RecordingUpstream, type RunningGateway } from './helpers.js';
+import { freePort, keysCli as keys, PROXY_TEST_PATHS, temporaryDir, startGateway, waitUntilReady, startRecordingUpstream, writeDocument, type RecordingUpstream, type RunningGateway } from './helpers.js';
 
 // With limits on too: a revoked key is refused before the limiter, and with Redis down under the
 // `local` policy the local copy still refuses it while good keys are limited in process.
@@ -18,12 +16,12 @@ for (const limits of ['off', 'on'] as const) describe(`revocation shared through
   before(async () => {
     redis = await startRedis();
     upstream = await startRecordingUpstream();
-    env = { KEYS_DIR: join(mkdtempSync(join(tmpdir(), 'gw-cli-')), 'keys'), REDIS_URL: redis.url };
+    env = { KEYS_DIR: join(temporaryDir('gw-cli-'), 'keys'), REDIS_URL: redis.url };
     assert.equal((await keys(env, 'init')).status, 0);
     gatewayEnv = {
       UPSTREAM_URL: upstream.url,
       OPENAPI_FILE: writeDocument(PROXY_TEST_PATHS),
-      JWKS_FILE: join(env.KEYS_DIR as string, 'jwks.json'),
+      JWKS_FILE: join(env.KEYS_DIR as string, 'public', 'jwks.json'),
       REDIS_URL: redis.url,
       REDIS_COMMAND_TIMEOUT_MS: '100',
       RATE_LIMITS: limits,
@@ -111,6 +109,72 @@ for (const limits of ['off', 'on'] as const) describe(`revocation shared through
       assert.equal(await call(gateway, bad), 401);
     } finally {
       await redis.restart();
+    }
+  });
+});
+
+// The compose deployment: the gateway mounts the keyring's public/ and also shares state in Redis.
+// The operator revokes on the host, where Redis is not reachable: the file alone must hold, also
+// after Redis comes back empty.
+describe('revocations from the keyring file and Redis together', { skip: redisSkipReason() }, () => {
+  let redis: RedisServer;
+  let upstream: RecordingUpstream;
+  let gateways: RunningGateway[];
+  let cliEnv: Record<string, string>;
+
+  before(async () => {
+    redis = await startRedis();
+    upstream = await startRecordingUpstream();
+    cliEnv = { KEYS_DIR: join(temporaryDir('gw-cli-'), 'keys') };
+    assert.equal((await keys(cliEnv, 'init')).status, 0);
+    const gatewayEnv = {
+      UPSTREAM_URL: upstream.url,
+      OPENAPI_FILE: writeDocument(PROXY_TEST_PATHS),
+      JWKS_FILE: join(cliEnv.KEYS_DIR as string, 'public', 'jwks.json'),
+      REVOCATIONS_FILE: join(cliEnv.KEYS_DIR as string, 'public', 'revoked.json'),
+      REDIS_URL: redis.url,
+      REDIS_COMMAND_TIMEOUT_MS: '100',
+      RATE_LIMITS: 'on',
+    };
+    gateways = [await startGateway(gatewayEnv), await startGateway(gatewayEnv)];
+  });
+  after(async () => {
+    for (const gateway of gateways ?? []) await gateway.close();
+    await upstream?.close();
+    await redis?.close();
+  });
+
+  const call = (gateway: RunningGateway, token: string) => fetch(`${gateway.url}/v1/echo`, { headers: { authorization: `Bearer ${token}` } }).then((res) => res.status);
+
+  test('a key revoked in the file only is refused at once, and still after Redis restarts empty', async () => {
+    const key = (await keys(cliEnv, 'issue', '--plan', 'pro', '--sub', 'acme')).stdout;
+    for (const gateway of gateways) assert.equal(await call(gateway, key), 200);
+    const jti = (JSON.parse((await keys(cliEnv, 'list', '--json')).stdout) as { jti: string }[])[0]?.jti as string;
+    const revoked = await keys(cliEnv, 'revoke', jti);
+    assert.equal(revoked.status, 0, revoked.stderr);
+    assert.match(revoked.stderr, /revoked \S+ in .*public\/revoked\.json: refused from the next request by every gateway that reads this file/);
+    assert.match(revoked.stderr, /need REDIS_URL/, 'the operator is told Redis was not written');
+    for (const gateway of gateways) assert.equal(await call(gateway, key), 401);
+    await redis.stop();
+    await redis.restart();
+    for (const gateway of gateways) await waitUntilReady(gateway.url);
+    for (const gateway of gateways) assert.equal(await call(gateway, key), 401);
+  });
+
+  test('keys revoke with a REDIS_URL that does not answer fails loudly, after writing the file', async () => {
+    const key = (await keys(cliEnv, 'issue', '--plan', 'pro', '--sub', 'initech')).stdout;
+    const jti = (JSON.parse((await keys(cliEnv, 'list', '--json')).stdout) as { jti: string; sub: string }[]).find((k) => k.sub === 'initech')?.jti as string;
+    const dead = await keys({ ...cliEnv, REDIS_URL: `redis://127.0.0.1:${await freePort()}` }, 'revoke', jti);
+    assert.equal(dead.status, 1);
+    assert.match(dead.stderr, /NOT in Redis/);
+    for (const gateway of gateways) assert.equal(await call(gateway, key), 401, 'the file was written all the same');
+  });
+
+  test('keys --help and keys help print the usage and succeed', async () => {
+    for (const args of [['--help'], ['help'], ['-h']]) {
+      const run = await keys(cliEnv, ...args);
+      assert.equal(run.status, 0, args.join(' '));
+      assert.match(run.stdout, /^usage: npm run keys -- <command>/);
     }
   });
 });

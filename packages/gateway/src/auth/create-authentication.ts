@@ -4,11 +4,11 @@ import { redisKeyNames } from '../redis/index.js';
 import { createAuthenticator, type Authenticate } from './authenticator.js';
 import type { JSONWebKeySet, VerifyOptions } from './key-crypto.js';
 import { createFileKeyVerifier, createFixedKeyVerifier } from './key-verifier.js';
-import { createFileRevocations, createRedisRevocations, NO_REVOCATIONS, type RevocationList } from './revocations.js';
+import { anyOfRevocations, createFileRevocations, createRedisRevocations, type RevocationList } from './revocations.js';
 
 export interface AuthenticationDeps {
   readonly now: () => number;
-  /** When set, revocations are shared through it (and the file, if any, is ignored). */
+  /** When set, revocations are shared through it too (beside the file, if any). */
   readonly redis?: { readonly client: RedisClient; readonly prefix: string } | undefined;
   readonly onDegraded?: (error: unknown) => void;
 }
@@ -28,12 +28,12 @@ export function createAuthentication(config: AuthConfig, deps: AuthenticationDep
     keys.kind === 'file'
       ? createFileKeyVerifier(keys.path, options, deps.now)
       : createFixedKeyVerifier(keys.kind === 'inline' ? { kind: 'jwks', jwks: keys.jwks as unknown as JSONWebKeySet } : keys, options, deps.now);
-  let revocations: RevocationList = NO_REVOCATIONS;
+  const lists: RevocationList[] = [];
+  if (config.revocationsFile !== undefined) lists.push(createFileRevocations(config.revocationsFile));
   if (deps.redis !== undefined) {
-    revocations = createRedisRevocations(deps.redis.client, { key: redisKeyNames(deps.redis.prefix).revoked, onDegraded: deps.onDegraded });
-  } else if (config.revocationsFile !== undefined) {
-    revocations = createFileRevocations(config.revocationsFile);
+    lists.push(createRedisRevocations(deps.redis.client, { key: redisKeyNames(deps.redis.prefix).revoked, onDegraded: deps.onDegraded }));
   }
+  const revocations = anyOfRevocations(lists);
   const authenticate = createAuthenticator({ verifier, revocations, cacheSize: config.cacheSize, now: deps.now });
   return { authenticate, close: () => revocations.close() };
 }

@@ -37,7 +37,27 @@ function readRevocationFile(file: string): Set<string> {
 }
 
 /**
- * A deny-list file for a single gateway without Redis. The file is looked at for every check (one
+ * Every list at once: a key is revoked when any of them says so. The operator's file (the
+ * keyring's `public/revoked.json`) is asked first: it answers without a round trip, and it is
+ * what keeps a revocation after Redis loses its data. Redis is then asked for what other hosts
+ * revoked; an unavailable Redis still fails closed as it does alone.
+ */
+export function anyOfRevocations(lists: readonly RevocationList[]): RevocationList {
+  if (lists.length === 0) return NO_REVOCATIONS;
+  if (lists.length === 1) return lists[0] as RevocationList;
+  return {
+    async isRevoked(keyId) {
+      for (const list of lists) if (await list.isRevoked(keyId)) return true;
+      return false;
+    },
+    close() {
+      for (const list of lists) list.close();
+    },
+  };
+}
+
+/**
+ * A deny-list file (the keyring's `public/revoked.json`), alone or beside Redis's. The file is looked at for every check (one
  * `stat` per event-loop turn, see `fileStamp`; re-read only when it changed), so a revocation
  * applies from the very next request. It must be readable at start (the gateway refuses to start
  * otherwise: a wrong path must not mean "nothing is revoked"). Later, a file that disappears or is

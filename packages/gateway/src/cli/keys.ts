@@ -1,7 +1,8 @@
 import { parseArgs } from 'node:util';
 import { PLANS, type CustomLimits, type Plan } from '../auth/index.js';
 import { CLI_ENV } from '../config/cli-env.js';
-import { initKeyring, issueKey, KeyringError, listKeys, parseDuration, retireKey, revokeKey, rotateKey } from '../keyring/index.js';
+import { dirname } from 'node:path';
+import { initKeyring, issueKey, keyringFiles, KeyringError, listKeys, parseDuration, retireKey, revokeKey, rotateKey, type IssuedKey, type KeyStopped } from '../keyring/index.js';
 import { createRedisClient, redisKeyNames } from '../redis/index.js';
 
 const USAGE = `usage: npm run keys -- <command> [options]
@@ -9,14 +10,25 @@ const USAGE = `usage: npm run keys -- <command> [options]
   init [--issuer I] [--audience A] [--force]   make a signing key pair (KEYS_DIR, default ./keys)
   issue --plan P --sub S [--ttl 90d] [--minute N --day N]
                                                sign an API key; prints only the key
-  revoke <jti>                                 deny a key (revoked.json, and Redis when REDIS_URL is set)
-  list [--json]                                issued keys: id, account, plan, expiry, revoked
+  revoke <jti>                                 deny a key: public/revoked.json, and Redis when
+                                               REDIS_URL is set (fails if Redis does not answer)
+  list [--json]                                issued keys: id, account, plan, expiry, revoked,
+                                               and whether a gateway still accepts each
   rotate                                       new signing kid; old kids keep verifying
   retire <kid>                                 remove a kid: every key it signed stops working
+  help                                         this text
 
-plans: ${PLANS.join(', ')}; --minute/--day are for enterprise keys only`;
+plans: ${PLANS.join(', ')}; --minute/--day are for enterprise keys only
+A gateway reads KEYS_DIR/public/ (JWKS_FILE=.../jwks.json, REVOCATIONS_FILE=.../revoked.json).
+In scripts, use npm's --silent so only the key is captured: KEY=$(npm run --silent keys -- issue ...)`;
 
 class UsageError extends Error {}
+
+const STOPPED: Record<KeyStopped, (key: IssuedKey) => string> = {
+  revoked: () => 'revoked',
+  expired: () => 'expired',
+  retired: (key) => `kid ${key.kid} retired`,
+};
 
 function positiveInt(name: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
@@ -45,8 +57,13 @@ async function run(argv: string[]): Promise<void> {
       minute: { type: 'string' },
       day: { type: 'string' },
       json: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
     },
   });
+  if (values.help === true || positionals[0] === 'help') {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
   const [command, argument, ...extra] = positionals;
   if (extra.length > 0) throw new UsageError(`unexpected arguments: ${extra.join(' ')}`);
   const dir = env.KEYS_DIR;
@@ -54,7 +71,8 @@ async function run(argv: string[]): Promise<void> {
   switch (command) {
     case 'init': {
       const kid = await initKeyring(dir, { issuer: values.issuer ?? env.KEY_ISSUER, audience: values.audience ?? env.KEY_AUDIENCE, force: values.force ?? false });
-      process.stderr.write(`keyring created in ${dir} (signing kid ${kid}); give ${dir}/jwks.json to the gateway (JWKS_FILE)\n`);
+      const files = keyringFiles(dir);
+      process.stderr.write(`keyring created in ${dir} (signing kid ${kid}); give ${dirname(files.jwks)} to the gateway (JWKS_FILE=${files.jwks}, REVOCATIONS_FILE=${files.revoked})\n`);
       return;
     }
     case 'issue': {
@@ -73,16 +91,21 @@ async function run(argv: string[]): Promise<void> {
     case 'revoke': {
       if (argument === undefined) throw new UsageError('revoke needs the key id (jti); see: npm run keys -- list');
       revokeKey(dir, argument);
-      if (env.REDIS_URL !== undefined) {
-        const redis = createRedisClient(env.REDIS_URL, { commandTimeoutMs: 2000, cluster: env.REDIS_CLUSTER });
-        try {
-          await waitForRedis(redis);
-          await redis.sAdd(redisKeyNames(env.REDIS_PREFIX).revoked, argument);
-        } finally {
-          await redis.close();
-        }
+      const file = keyringFiles(dir).revoked;
+      if (env.REDIS_URL === undefined) {
+        process.stderr.write(`revoked ${argument} in ${file}: refused from the next request by every gateway that reads this file (REVOCATIONS_FILE).\nGateways that share revocations only through Redis need REDIS_URL set here too.\n`);
+        return;
       }
-      process.stderr.write(`revoked ${argument}${env.REDIS_URL === undefined ? '' : ' (file and Redis)'}\n`);
+      const redis = createRedisClient(env.REDIS_URL, { commandTimeoutMs: 2000, cluster: env.REDIS_CLUSTER });
+      try {
+        await waitForRedis(redis);
+        await redis.sAdd(redisKeyNames(env.REDIS_PREFIX).revoked, argument);
+      } catch (error) {
+        throw new KeyringError(`revoked ${argument} in ${file}, but NOT in Redis (${(error as Error).message}): gateways that read only Redis still accept it; run this again once Redis answers`);
+      } finally {
+        await redis.close();
+      }
+      process.stderr.write(`revoked ${argument} in ${file} and in Redis: refused from the next request by every gateway\n`);
       return;
     }
     case 'list': {
@@ -91,8 +114,8 @@ async function run(argv: string[]): Promise<void> {
         process.stdout.write(`${JSON.stringify(keys, null, 2)}\n`);
         return;
       }
-      const rows = keys.map((k) => [k.jti, k.sub, k.plan, k.expiresAt ?? 'never', k.revokedAt === undefined ? 'no' : `yes (${k.revokedAt})`]);
-      const table = [['JTI', 'ACCOUNT', 'PLAN', 'EXPIRES', 'REVOKED'], ...rows];
+      const rows = keys.map((k) => [k.jti, k.sub, k.plan, k.expiresAt ?? 'never', k.revokedAt === undefined ? 'no' : `yes (${k.revokedAt})`, k.stopped === undefined ? 'yes' : `no: ${STOPPED[k.stopped](k)}`]);
+      const table = [['JTI', 'ACCOUNT', 'PLAN', 'EXPIRES', 'REVOKED', 'ACCEPTED'], ...rows];
       const widths = table[0]?.map((_, i) => Math.max(...table.map((row) => (row[i] as string).length))) ?? [];
       for (const row of table) process.stdout.write(`${row.map((cell, i) => cell.padEnd(widths[i] as number)).join('  ').trimEnd()}\n`);
       return;
@@ -102,7 +125,7 @@ async function run(argv: string[]): Promise<void> {
       return;
     }
     case 'retire': {
-      if (argument === undefined) throw new UsageError('retire needs a kid (see jwks.json)');
+      if (argument === undefined) throw new UsageError('retire needs a kid (see public/jwks.json)');
       retireKey(dir, argument);
       process.stderr.write(`retired ${argument}\n`);
       return;

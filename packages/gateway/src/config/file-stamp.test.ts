@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { renameSync, rmSync, writeFileSync } from 'node:fs';
+import { temporaryDir } from '@animal-store/testkit';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { fileStamp, requestArrived } from './file-stamp.js';
 
 test('within a request turn the first look stands; the next turn looks again', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'stamp-'));
+  const dir = temporaryDir('stamp-');
   const file = join(dir, 'list.json');
   const look = fileStamp(file);
   requestArrived();
@@ -28,7 +28,7 @@ test('within a request turn the first look stands; the next turn looks again', a
 });
 
 test('a look taken outside a request turn (a timer, say) is not reused by the next request', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'stamp-'));
+  const dir = temporaryDir('stamp-');
   const file = join(dir, 'list.json');
   const look = fileStamp(file);
   await nextTurn();

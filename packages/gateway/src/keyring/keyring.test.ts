@@ -1,19 +1,19 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, readdirSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { initKeyring, issueKey, KeyringError, listKeys, retireKey, rotateKey } from './keyring.js';
+import { temporaryDir } from '@animal-store/testkit';
+import { initKeyring, issueKey, KeyringError, listKeys, retireKey, revokeKey, rotateKey } from './keyring.js';
 import { parseDuration } from './parse-duration.js';
 
-const fresh = () => join(mkdtempSync(join(tmpdir(), 'keyring-')), 'keys');
+const fresh = () => join(temporaryDir('keyring-'), 'keys');
 
 test('init writes a 0600 private key in a 0700 directory and a public-only JWKS', async () => {
   const dir = fresh();
   const kid = await initKeyring(dir, { issuer: 'i', audience: 'a' });
   assert.equal(statSync(join(dir, 'private')).mode & 0o777, 0o700);
   assert.equal(statSync(join(dir, 'private', `${kid}.json`)).mode & 0o777, 0o600);
-  const jwks = JSON.parse(readFileSync(join(dir, 'jwks.json'), 'utf8')) as { keys: Record<string, unknown>[] };
+  const jwks = JSON.parse(readFileSync(join(dir, 'public', 'jwks.json'), 'utf8')) as { keys: Record<string, unknown>[] };
   assert.deepEqual(jwks.keys.map((key) => [key.kid, key.alg, key.crv, 'd' in key]), [[kid, 'EdDSA', 'Ed25519', false]]);
   await assert.rejects(initKeyring(dir, { issuer: 'i', audience: 'a' }), KeyringError, 'no silent overwrite');
 });
@@ -22,9 +22,10 @@ test('the register keeps ids and dates, never a key', async () => {
   const dir = fresh();
   await initKeyring(dir, { issuer: 'i', audience: 'a' });
   const { token, record } = await issueKey(dir, { plan: 'enterprise', sub: 'megacorp', ttlMs: parseDuration('90d'), limits: { minute: 9000 }, now: Date.UTC(2026, 0, 1) });
-  assert.deepEqual(listKeys(dir), [{ ...record, revokedAt: undefined }]);
+  assert.deepEqual(listKeys(dir, Date.UTC(2026, 0, 2)), [{ ...record, revokedAt: undefined, stopped: undefined }]);
+  assert.equal(listKeys(dir, Date.UTC(2026, 3, 1))[0]?.stopped, 'expired');
   assert.equal(record.expiresAt, '2026-04-01T00:00:00.000Z');
-  for (const file of readdirSync(dir)) {
+  for (const file of readdirSync(dir, { recursive: true, encoding: 'utf8' })) {
     if (file.endsWith('.json')) assert.equal(readFileSync(join(dir, file), 'utf8').includes(token), false, file);
   }
   await assert.rejects(issueKey(dir, { plan: 'pro', sub: 'x', limits: { day: 5 } }), /enterprise plan only/);
@@ -38,8 +39,34 @@ test('rotation adds a kid and signs with it; the current kid cannot be retired',
   assert.equal((await issueKey(dir, { plan: 'free', sub: 's' })).record.kid, second);
   assert.throws(() => retireKey(dir, second), /current signing key/);
   retireKey(dir, first);
-  const kids = (JSON.parse(readFileSync(join(dir, 'jwks.json'), 'utf8')) as { keys: { kid: string }[] }).keys.map((key) => key.kid);
+  const kids = (JSON.parse(readFileSync(join(dir, 'public', 'jwks.json'), 'utf8')) as { keys: { kid: string }[] }).keys.map((key) => key.kid);
   assert.deepEqual(kids, [second]);
+});
+
+test('list tells which keys stopped verifying: revoked, or signed by a retired kid', async () => {
+  const dir = fresh();
+  await initKeyring(dir, { issuer: 'i', audience: 'a' });
+  const old = (await issueKey(dir, { plan: 'free', sub: 'old' })).record;
+  const revoked = (await issueKey(dir, { plan: 'free', sub: 'gone' })).record;
+  revokeKey(dir, revoked.jti);
+  await rotateKey(dir);
+  const current = (await issueKey(dir, { plan: 'free', sub: 'new' })).record;
+  assert.deepEqual(listKeys(dir).map((key) => [key.jti, key.stopped]), [[old.jti, undefined], [revoked.jti, 'revoked'], [current.jti, undefined]]);
+  retireKey(dir, old.kid);
+  assert.deepEqual(listKeys(dir).map((key) => [key.jti, key.stopped]), [[old.jti, 'retired'], [revoked.jti, 'revoked'], [current.jti, undefined]]);
+});
+
+test('a keyring made before public/ is moved into the new layout on first use', async () => {
+  const dir = fresh();
+  await initKeyring(dir, { issuer: 'i', audience: 'a' });
+  renameSync(join(dir, 'public', 'jwks.json'), join(dir, 'jwks.json'));
+  renameSync(join(dir, 'public', 'revoked.json'), join(dir, 'revoked.json'));
+  rmSync(join(dir, 'public'), { recursive: true });
+  const { record } = await issueKey(dir, { plan: 'pro', sub: 'acme' });
+  revokeKey(dir, record.jti);
+  assert.deepEqual(readdirSync(join(dir, 'public')).sort(), ['jwks.json', 'revoked.json']);
+  assert.equal(existsSync(join(dir, 'jwks.json')) || existsSync(join(dir, 'revoked.json')), false);
+  assert.equal(listKeys(dir)[0]?.stopped, 'revoked');
 });
 
 test('durations: 90d, 12h, 30m, 1y; nothing else', () => {

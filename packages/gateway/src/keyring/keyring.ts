@@ -5,11 +5,13 @@ import { generateSigningKey, signApiKey, type CustomLimits, type JSONWebKeySet, 
 
 /**
  * A keyring is a directory the operator keeps (and backs up) next to the gateway:
- *   jwks.json           public keys, every kid that may verify (give this to the gateway)
- *   private/<kid>.json  private signing keys, mode 0600 in a 0700 directory
- *   state.json          issuer, audience, current signing kid, and the register of issued keys
- *   revoked.json        the deny-list of key ids (the gateway's REVOCATIONS_FILE)
- * API keys themselves are never stored: only their id (`jti`), account, plan and dates.
+ *   public/jwks.json     public keys, every kid that may verify (the gateway's JWKS_FILE)
+ *   public/revoked.json  the deny-list of key ids (the gateway's REVOCATIONS_FILE)
+ *   private/<kid>.json   private signing keys, mode 0600 in a 0700 directory
+ *   state.json           issuer, audience, current signing kid, and the register of issued keys
+ * `public/` is what a gateway may see: mount that directory (not its files: every write is a
+ * rename, which a single-file mount would never show) and rotations and revocations reach the
+ * running gateway. API keys themselves are never stored: only their id (`jti`), account, plan and dates.
  */
 export interface IssuedKey {
   readonly jti: string;
@@ -36,12 +38,23 @@ export class KeyringError extends Error {
 }
 
 const paths = (dir: string) => ({
-  jwks: join(dir, 'jwks.json'),
+  publicDir: join(dir, 'public'),
+  jwks: join(dir, 'public', 'jwks.json'),
+  revoked: join(dir, 'public', 'revoked.json'),
   privateDir: join(dir, 'private'),
   privateKey: (kid: string) => join(dir, 'private', `${kid}.json`),
   state: join(dir, 'state.json'),
-  revoked: join(dir, 'revoked.json'),
 });
+
+/** Keyrings made before `public/` kept its two files at the top: move them in, once. */
+function upgradeLayout(dir: string): void {
+  const p = paths(dir);
+  for (const [old, current] of [[join(dir, 'jwks.json'), p.jwks], [join(dir, 'revoked.json'), p.revoked]] as const) {
+    if (!existsSync(old) || existsSync(current)) continue;
+    mkdirSync(p.publicDir, { recursive: true, mode: 0o755 });
+    renameSync(old, current);
+  }
+}
 
 /** Writes through a temporary file and a rename, so a reader never sees half a file. */
 function writeJson(file: string, value: unknown, mode = 0o644): void {
@@ -56,6 +69,7 @@ function readJson<T>(file: string): T {
 
 function readState(dir: string): State {
   if (!existsSync(paths(dir).state)) throw new KeyringError(`no keyring in ${dir} (run: npm run keys -- init)`);
+  upgradeLayout(dir);
   return readJson<State>(paths(dir).state);
 }
 
@@ -64,6 +78,7 @@ async function addSigningKey(dir: string): Promise<string> {
   const { privateJwk, publicJwk } = await generateSigningKey();
   const kid = publicJwk.kid as string;
   mkdirSync(p.privateDir, { recursive: true, mode: 0o700 });
+  mkdirSync(p.publicDir, { recursive: true, mode: 0o755 });
   writeJson(p.privateKey(kid), privateJwk, 0o600);
   chmodSync(p.privateKey(kid), 0o600);
   const jwks: JSONWebKeySet = existsSync(p.jwks) ? readJson(p.jwks) : { keys: [] };
@@ -77,6 +92,7 @@ export async function initKeyring(dir: string, options: { issuer: string; audien
   if (existsSync(p.state) && options.force !== true) throw new KeyringError(`${dir} already holds a keyring (use --force to replace it)`);
   rmSync(p.privateDir, { recursive: true, force: true });
   rmSync(p.jwks, { force: true });
+  rmSync(join(dir, 'jwks.json'), { force: true });
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const kid = await addSigningKey(dir);
   writeJson(p.state, { issuer: options.issuer, audience: options.audience, signingKid: kid, issued: [] } satisfies State);
@@ -131,12 +147,24 @@ export function revokeKey(dir: string, jti: string, now = Date.now()): void {
   writeJson(file, { revoked: { ...current.revoked, [jti]: new Date(now).toISOString() } });
 }
 
-/** The register: every issued key with its revocation date, if any. */
-export function listKeys(dir: string): (IssuedKey & { revokedAt: string | undefined })[] {
+/** Why an issued key no longer verifies, or `undefined` while it does. */
+export type KeyStopped = 'revoked' | 'expired' | 'retired';
+
+/**
+ * The register: every issued key with its revocation date, if any, and whether a gateway with
+ * this keyring's files still accepts it (`stopped`: revoked, expired, or signed by a retired kid).
+ */
+export function listKeys(dir: string, now = Date.now()): (IssuedKey & { revokedAt: string | undefined; stopped: KeyStopped | undefined })[] {
   const state = readState(dir);
-  const file = paths(dir).revoked;
-  const revoked = existsSync(file) ? readJson<RevocationFile>(file).revoked : {};
-  return state.issued.map((key) => ({ ...key, revokedAt: revoked[key.jti] }));
+  const p = paths(dir);
+  const revoked = existsSync(p.revoked) ? readJson<RevocationFile>(p.revoked).revoked : {};
+  const kids = new Set(readJson<JSONWebKeySet>(p.jwks).keys.map((key) => key.kid));
+  return state.issued.map((key) => {
+    const revokedAt = revoked[key.jti];
+    const stopped: KeyStopped | undefined =
+      revokedAt !== undefined ? 'revoked' : key.expiresAt !== undefined && Date.parse(key.expiresAt) <= now ? 'expired' : kids.has(key.kid) ? undefined : 'retired';
+    return { ...key, revokedAt, stopped };
+  });
 }
 
 /** A new signing key: its kid joins the JWKS, new keys are signed with it, old kids keep verifying. */

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
+import { temporaryDir } from '@animal-store/testkit';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -20,7 +20,7 @@ test('the shipped plans are the interface’s', () => {
 });
 
 test('enterprise: account override first, then the limits signed into the key, then the plan', () => {
-  const file = join(mkdtempSync(join(tmpdir(), 'plans-')), 'plans.json');
+  const file = join(temporaryDir('plans-'), 'plans.json');
   const base = JSON.parse(JSON.stringify(readPlansFile(SHIPPED))) as Record<string, unknown>;
   writeFileSync(file, JSON.stringify({ ...base, accounts: { megacorp: { minute: 9000, day: 9000000 } } }));
   const plans = createPlans(file);
@@ -30,7 +30,7 @@ test('enterprise: account override first, then the limits signed into the key, t
 });
 
 test('a per-plan ban policy overrides the default', () => {
-  const file = join(mkdtempSync(join(tmpdir(), 'plans-')), 'plans.json');
+  const file = join(temporaryDir('plans-'), 'plans.json');
   const base = readPlansFile(SHIPPED);
   writeFileSync(file, JSON.stringify({ ...base, plans: { ...base.plans, free: { minute: 60, day: 1000, ban: { strikes: 3, strikeWindowSeconds: 10, banSeconds: 60 } } } }));
   const plans = createPlans(file);
@@ -39,7 +39,7 @@ test('a per-plan ban policy overrides the default', () => {
 });
 
 test('an invalid plans file is refused with every problem named', () => {
-  const file = join(mkdtempSync(join(tmpdir(), 'plans-')), 'plans.json');
+  const file = join(temporaryDir('plans-'), 'plans.json');
   writeFileSync(file, JSON.stringify({ plans: { free: { minute: -1, day: 'x' } }, anonymous: {} }));
   assert.throws(() => readPlansFile(file), (error: Error) => /plans\.free\.minute/.test(error.message) && /plans\.pro/.test(error.message) && /anonymous\.minute/.test(error.message));
 });
