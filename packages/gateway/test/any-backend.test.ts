@@ -169,6 +169,24 @@ describe('CORS: browsers on the allowed origins', () => {
     assert.equal(other.headers.get('access-control-allow-origin'), null);
   });
 
+  test('a backend\'s own Access-Control-* headers never cross the gateway, with CORS on or off', async () => {
+    const open = await startRecordingUpstream({
+      '/v1/echo': (_req, res) => res.writeHead(200, { 'access-control-allow-origin': '*', 'access-control-allow-credentials': 'true', 'content-type': 'application/json' }).end('{}'),
+    });
+    for (const CORS_ORIGINS of ['https://app.example.com', '']) {
+      const gateway = await startGateway({ UPSTREAM_URL: open.url, OPENAPI_FILE: writeDocument(PROXY_TEST_PATHS), CORS_ORIGINS });
+      try {
+        const res = await fetch(`${gateway.url}/v1/echo`, { headers: { origin: 'https://evil.example.net' } });
+        assert.equal(res.status, 200);
+        assert.equal(res.headers.get('access-control-allow-origin'), null, CORS_ORIGINS);
+        assert.equal(res.headers.get('access-control-allow-credentials'), null, CORS_ORIGINS);
+      } finally {
+        await gateway.close();
+      }
+    }
+    await open.close();
+  });
+
   test('without CORS_ORIGINS a preflight is an ordinary OPTIONS request (405 where the document has none)', async () => {
     const plain = await startGateway({ UPSTREAM_URL: upstream.url, OPENAPI_FILE: writeDocument({ '/echo': { get: { operationId: 'echo' } } }) });
     try {

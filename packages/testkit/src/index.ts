@@ -1,3 +1,4 @@
+export { TEST_ENV } from './config.js';
 export { freePort } from './free-port.js';
 export { startRedisCluster, type RedisCluster } from './redis-cluster.js';
 export { redisSkipReason, startRedis, type RedisServer, type StartRedisOptions } from './redis-server.js';

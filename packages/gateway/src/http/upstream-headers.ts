@@ -77,7 +77,9 @@ export function upstreamHeaders(
 
 /**
  * The upstream's response headers as a flat `[name, value, …]` list (repeats kept, e.g.
- * `Set-Cookie`), less hop-by-hop ones and less those the gateway sets (`overridden`).
+ * `Set-Cookie`), less hop-by-hop ones, less those the gateway sets (`overridden`), and less any
+ * `Access-Control-*`: which browsers may call the API is the gateway's to say (CORS_ORIGINS), so a
+ * backend's own `Access-Control-Allow-Origin: *` cannot open what the operator kept closed.
  */
 export function downstreamHeaders(rawHeaders: readonly string[], overridden: ReadonlySet<string>): string[] {
   const connection = new Set<string>();
@@ -89,7 +91,7 @@ export function downstreamHeaders(rawHeaders: readonly string[], overridden: Rea
   const kept: string[] = [];
   for (let i = 0; i < rawHeaders.length; i += 2) {
     const name = (rawHeaders[i] as string).toLowerCase();
-    if (isHopByHop(name, connection) || overridden.has(name)) continue;
+    if (isHopByHop(name, connection) || overridden.has(name) || name.startsWith('access-control-')) continue;
     kept.push(rawHeaders[i] as string, rawHeaders[i + 1] as string);
   }
   return kept;
