@@ -31,11 +31,17 @@ export function createRedisClient(url: string, options: RedisClientOptions): Red
   const redisOptions = { commandTimeout: options.commandTimeoutMs, maxRetriesPerRequest: 1 };
   let redis: Redis | Cluster;
   if (options.cluster === true) {
+    // A Cluster takes nodes, not a URL: what the URL says of the connection (user, password,
+    // TLS) must be given to every node the seed leads to.
     const seed = new URL(url);
+    const credentials = {
+      ...(seed.username === '' ? {} : { username: decodeURIComponent(seed.username) }),
+      ...(seed.password === '' ? {} : { password: decodeURIComponent(seed.password) }),
+    };
     redis = new Cluster([{ host: seed.hostname, port: Number(seed.port || 6379) }], {
       enableOfflineQueue: false,
       clusterRetryStrategy: retry,
-      redisOptions: { ...redisOptions, ...(seed.password === '' ? {} : { password: decodeURIComponent(seed.password) }) },
+      redisOptions: { ...redisOptions, ...credentials, ...(seed.protocol === 'rediss:' ? { tls: {} } : {}) },
     });
   } else {
     redis = new Redis(url, { ...redisOptions, enableOfflineQueue: false, retryStrategy: retry });
