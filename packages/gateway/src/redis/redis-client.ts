@@ -4,6 +4,11 @@ import { Cluster, Redis } from 'ioredis';
 export interface RedisClient {
   sIsMember(key: string, member: string): Promise<boolean>;
   sAdd(key: string, member: string): Promise<number>;
+  /**
+   * Every member of a set, read in `SSCAN` pages: each page is one short command within the
+   * command budget, however large the set (one `SMEMBERS` of 200,000 ids would not fit it, and
+   * would hold Redis for its whole length). A member added or removed meanwhile may be missed.
+   */
   sMembers(key: string): Promise<string[]>;
   ping(): Promise<void>;
   /**
@@ -20,6 +25,9 @@ export interface RedisClientOptions {
   /** `url` is one node of a Redis Cluster; the others are discovered from it. */
   readonly cluster?: boolean;
 }
+
+/** Members asked for per SSCAN page: about 20 kB of ids, well under a millisecond of Redis. */
+const SCAN_PAGE = 1000;
 
 /**
  * An ioredis client tuned for the request path: no offline queue (a command while disconnected
@@ -53,7 +61,16 @@ export function createRedisClient(url: string, options: RedisClientOptions): Red
       return (await redis.sismember(key, member)) === 1;
     },
     sAdd: (key, member) => redis.sadd(key, member),
-    sMembers: (key) => redis.smembers(key),
+    async sMembers(key) {
+      const members: string[] = [];
+      let cursor = '0';
+      do {
+        const [next, page] = await redis.sscan(key, cursor, 'COUNT', SCAN_PAGE);
+        for (const member of page) members.push(member);
+        cursor = next;
+      } while (cursor !== '0');
+      return members;
+    },
     async ping() {
       await redis.ping();
     },
