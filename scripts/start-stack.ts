@@ -31,12 +31,24 @@ async function demoKeys(): Promise<{ plan: string; jti: string; token: string }[
   return keys;
 }
 
-/** The port to use: the one asked for, or a free one when asked for 0. */
-async function portFor(requested: string | undefined, fallback: number): Promise<number> {
+/**
+ * The port to use: the one asked for, or a free one when asked for 0. A port another program
+ * holds is refused here, before anything starts: a probe of /healthz would otherwise take that
+ * program's answer for the service's.
+ */
+async function portFor(variable: string, requested: string | undefined, fallback: number): Promise<number> {
   const port = Number(requested ?? fallback);
-  if (port !== 0) return port;
   const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve, reject) => {
+    probe.once('error', (error: NodeJS.ErrnoException) =>
+      reject(
+        error.code === 'EADDRINUSE'
+          ? new Error(`port ${port} (${variable}) is already in use on ${host}: stop the program holding it, or let the stack pick free ports: PORT=0 CORE_PORT=0 npm start`)
+          : error,
+      ),
+    );
+    probe.listen(port, host, resolve);
+  });
   const { port: free } = probe.address() as AddressInfo;
   await new Promise((resolve) => probe.close(resolve));
   return free;
@@ -81,8 +93,8 @@ process.on('SIGINT', () => stopAll(0));
 process.on('SIGTERM', () => stopAll(0));
 
 try {
-  const corePort = await portFor(process.env.CORE_PORT, 8081);
-  const gatewayPort = await portFor(process.env.PORT, 8080);
+  const corePort = await portFor('CORE_PORT', process.env.CORE_PORT, 8081);
+  const gatewayPort = await portFor('PORT', process.env.PORT, 8080);
   const core = await launch('core', CORE_MAIN, corePort, {});
   children.push(core.child);
   const keys = await demoKeys();

@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
 
@@ -44,4 +46,22 @@ test('npm start runs the core and the gateway, prints both URLs and demo keys, a
   assert.equal(await exited, 0, output);
   assert.match(output, /"msg":"gateway stopped"/);
   assert.match(output, /"msg":"core stopped"/);
+});
+
+test('npm start with the gateway\'s port taken says so and how to pick another, before printing any key', async () => {
+  const holder = createServer((_req, res) => res.end('{"status":"ok"}'));
+  await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+  try {
+    const port = (holder.address() as AddressInfo).port;
+    const child = spawn(process.execPath, ['--import', 'tsx', LAUNCHER], { env: { PATH: process.env.PATH ?? '', PORT: String(port), CORE_PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    assert.equal(code, 1, output);
+    assert.match(output, new RegExp(`port ${port} \\(PORT\\) is already in use on 127\\.0\\.0\\.1: .*PORT=0 CORE_PORT=0 npm start`));
+    assert.doesNotMatch(output, /demo API keys|eyJ/);
+  } finally {
+    holder.close();
+  }
 });

@@ -7,6 +7,7 @@ export const ERRORS = {
   bad_request: { status: 400, message: 'The request is not valid HTTP.' },
   unauthorized: { status: 401, message: 'A valid API key is required: Authorization: Bearer <API key>.' },
   not_found: { status: 404, message: 'No operation at this path.' },
+  origin_not_allowed: { status: 403, message: 'Browsers on this origin may not call this API.' },
   method_not_allowed: { status: 405, message: 'This method is not allowed on this path.' },
   request_timeout: { status: 408, message: 'The request took too long to arrive.' },
   gone: { status: 410, message: 'This operation has been removed.' },

@@ -1,5 +1,9 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { createClientErrorHandler } from '@animal-store/http-kit';
+import { readFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server, type ServerOptions, type ServerResponse } from 'node:http';
+import { createServer as createTlsServer, type Server as TlsServer } from 'node:https';
+import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
+import { createClientErrorHandler, type ClientErrorKind } from '@animal-store/http-kit';
 import type { Logger } from 'pino';
 import type { Authenticate, Identity } from './auth/index.js';
 import { rateLimitHeaders, RateLimitUnavailableError, type RateDecision, type RateLimiting } from './ratelimit/index.js';
@@ -8,6 +12,7 @@ import { DEPRECATION_NOTES_PATH, deprecationHeaders, deprecationNotes, isPastSun
 import { errorBody } from './errors.js';
 import { requestArrived } from './config/file-stamp.js';
 import { clientView } from './http/client-view.js';
+import { createCors } from './http/cors.js';
 import { BodyTooLargeError, readBody } from './http/read-body.js';
 import { sendError, sendJson } from './http/reply.js';
 import { upstreamHeaders } from './http/upstream-headers.js';
@@ -36,12 +41,20 @@ export interface GatewayDeps {
  * failures. Requests without a valid key (unknown paths, 401s) are limited per client address.
  * Every answer the gateway makes itself is the `{code, message, status}` Error body.
  */
-export function createGateway(config: GatewayConfig, deps: GatewayDeps): Server {
+export function createGateway(config: GatewayConfig, deps: GatewayDeps): Server | TlsServer {
   const { logger, upstream, operations, authenticate, rateLimiting } = deps;
   const now = deps.now ?? Date.now;
   const matchRoute = createRouteTable(operations);
   const docUrl = config.deprecationDocUrl ?? DEPRECATION_NOTES_PATH;
   const notes = deprecationNotes(operations);
+  const cors =
+    config.cors === undefined
+      ? undefined
+      : createCors(config.cors, (path) => {
+          const match = matchRoute('OPTIONS', path);
+          return match.kind === 'not_found' ? undefined : match.allow;
+        });
+  const upstreamBase = config.upstream.basePath;
 
   /** Fields for the request's log line, filled in as the pipeline learns them (never the key). */
   interface Trace {
@@ -100,6 +113,20 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps): Server 
       res.writeHead(200, { ...headers, 'content-type': 'text/markdown; charset=utf-8', 'content-length': Buffer.byteLength(notes) });
       res.end(notes);
       return 'docs';
+    }
+
+    if (cors !== undefined) {
+      const verdict = cors(method, path, req.headers);
+      if (verdict.kind === 'preflight') {
+        res.writeHead(204, { ...headers, ...verdict.headers });
+        res.end();
+        return 'preflight';
+      }
+      if (verdict.kind === 'refused') {
+        sendError(res, 'origin_not_allowed', headers, `Browsers on ${verdict.origin} may not call this API (CORS_ORIGINS).`);
+        return 'origin_not_allowed';
+      }
+      if (verdict.kind === 'allowed') Object.assign(headers, verdict.headers);
     }
 
     const client = clientView(req, config.trustProxy);
@@ -179,8 +206,9 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps): Server 
     const outcome = await upstream.forward({
       req,
       res,
-      path: url,
-      headers: upstreamHeaders(req.headers, client, headers['x-request-id'] as string, body?.length, identity),
+      // The backend's base path may differ from the public one (`/v1/pets` → `/pets`).
+      path: upstreamBase === undefined ? url : rebase(url, operation.basePath, upstreamBase),
+      headers: upstreamHeaders(req.headers, client, headers['x-request-id'] as string, body?.length, identity, config.upstream.forwardAuthorization),
       body,
       responseHeaders: headers,
     });
@@ -191,16 +219,15 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps): Server 
     return outcome.kind;
   }
 
-  const server = createServer(
-    {
-      headersTimeout: config.server.headersTimeoutMs,
-      requestTimeout: config.server.requestTimeoutMs,
-      maxHeaderSize: config.server.maxHeaderSize,
-      keepAliveTimeout: config.server.keepAliveTimeoutMs,
-      // How often Node looks for requests past headersTimeout/requestTimeout (default 30 s).
-      connectionsCheckingInterval: Math.max(50, Math.min(1000, config.server.headersTimeoutMs / 2)),
-    },
-    (req, res) => {
+  const options: ServerOptions = {
+    headersTimeout: config.server.headersTimeoutMs,
+    requestTimeout: config.server.requestTimeoutMs,
+    maxHeaderSize: config.server.maxHeaderSize,
+    keepAliveTimeout: config.server.keepAliveTimeoutMs,
+    // How often Node looks for requests past headersTimeout/requestTimeout (default 30 s).
+    connectionsCheckingInterval: Math.max(50, Math.min(1000, config.server.headersTimeoutMs / 2)),
+  };
+  const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
       requestArrived();
       const started = performance.now();
       const headers: Record<string, string> = { 'x-request-id': requestIdOf(req.headers['x-request-id']) };
@@ -231,10 +258,50 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps): Server 
             ms: Math.round((performance.now() - started) * 100) / 100,
           });
         });
-    },
-  );
-  server.on('clientError', createClientErrorHandler(errorBody));
+  };
+  const server = config.tls === undefined ? createServer(options, onRequest) : createTlsServer({ ...options, ...readTlsFiles(config.tls) }, onRequest);
+
+  /**
+   * Headers for an answer Node's parser made (431, 400, 408): a request whose headers were too
+   * large is still charged to its address's anonymous limit and shown its state, and told of its
+   * operation's deprecation when the request line says which one it was.
+   */
+  async function parserAnswerHeaders(kind: ClientErrorKind, error: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Duplex): Promise<Record<string, string>> {
+    const headers: Record<string, string> = {};
+    if (kind !== 'headers_too_large') return headers;
+    const line = /^([A-Z]+) (\/[^ ?]*)/.exec(error.rawPacket?.toString('latin1', 0, 2048) ?? '');
+    const match = line === null ? undefined : matchRoute(line[1] as string, line[2] as string);
+    if (match?.kind === 'operation' && match.operation.deprecation !== undefined) Object.assign(headers, deprecationHeaders(match.operation.deprecation, docUrl));
+    const ip = (socket as Socket).remoteAddress;
+    if (rateLimiting !== undefined && ip !== undefined) {
+      try {
+        Object.assign(headers, rateLimitHeaders(await rateLimiting.forAnonymous(ip)));
+      } catch {
+        // The limiter is unavailable: the 431 goes out without its state rather than not at all.
+      }
+    }
+    return headers;
+  }
+  server.on('clientError', createClientErrorHandler(errorBody, parserAnswerHeaders));
   return server;
+}
+
+/** The PEM certificate chain and key of the gateway's own listener, named by their settings when unreadable. */
+function readTlsFiles(tls: NonNullable<GatewayConfig['tls']>): { cert: Buffer; key: Buffer } {
+  const read = (setting: string, file: string) => {
+    try {
+      return readFileSync(file);
+    } catch (error) {
+      throw new Error(`${setting} ${file}: ${(error as Error).message}`);
+    }
+  };
+  return { cert: read('TLS_CERT_FILE', tls.certFile), key: read('TLS_KEY_FILE', tls.keyFile) };
+}
+
+/** `url` with the public base path `from` replaced by the backend's `to` (`/` for none). */
+export function rebase(url: string, from: string, to: string): string {
+  const rest = url.slice(from.length);
+  return to === '/' ? rest : `${to}${rest}`;
 }
 
 function reply(res: ServerResponse, status: number, body: unknown, headers: Record<string, string>, outcome: string): string {

@@ -14,7 +14,7 @@ if (!result.ok) exitWithProblems('gateway', result.problems);
 const { config } = result;
 let operations;
 try {
-  operations = loadOperations(config.openApiFile);
+  operations = loadOperations(config.openApiFile, { basePath: config.publicBasePath });
 } catch (error) {
   exitWithProblems('gateway', [(error as Error).message]);
 }
@@ -55,7 +55,12 @@ try {
 }
 if (rateLimiting === undefined) logger.warn('RATE_LIMITS=off: no request is limited');
 const readiness = redis === undefined ? [] : [{ name: 'redis', ready: () => redis.ping().then(() => true, () => false) }];
-const server = createGateway(config, { logger, upstream, operations, readiness, authenticate: authentication?.authenticate, rateLimiting });
+let server;
+try {
+  server = createGateway(config, { logger, upstream, operations, readiness, authenticate: authentication?.authenticate, rateLimiting });
+} catch (error) {
+  exitWithProblems('gateway', [(error as Error).message]);
+}
 
 serve(server, {
   name: 'gateway',
@@ -63,6 +68,7 @@ serve(server, {
   port: config.port,
   logger,
   shutdownTimeoutMs: config.shutdownTimeoutMs,
+  scheme: config.tls === undefined ? 'http' : 'https',
   details: { upstream: config.upstream.url.href, operations: operations.length },
   onDrained: async () => {
     upstream.close();

@@ -192,7 +192,7 @@ export async function startGateway(
     // GATEWAY_TEST_LOG=debug shows the gateway's log lines while debugging a test.
     logger: pino({ level: process.env.GATEWAY_TEST_LOG ?? 'silent' }),
     upstream,
-    operations: loadOperations(config.openApiFile),
+    operations: loadOperations(config.openApiFile, { basePath: config.publicBasePath }),
     authenticate: authentication?.authenticate,
     rateLimiting,
     readiness: redis === undefined ? [] : [{ name: 'redis', ready: () => redis.ping().then(() => true, () => false) }],
@@ -201,7 +201,7 @@ export async function startGateway(
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `${config.tls === undefined ? 'http' : 'https'}://127.0.0.1:${port}`,
     port,
     config,
     upstream,

@@ -1,5 +1,8 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
 import { startService } from '@animal-store/testkit';
@@ -64,6 +67,53 @@ test('SIGTERM lets the request in flight finish, then exits 0', async () => {
     assert.equal(await exitCode, 0, gateway.output());
     assert.match(gateway.output(), /"msg":"gateway draining"[\s\S]*"msg":"gateway stopped"/);
   } finally {
+    await upstream.close();
+  }
+});
+
+test('a JWKS_FILE that cannot be read exits 2 and names the variable', () => {
+  const run = runMain({ JWKS_FILE: '/nonexistent/public/jwks.json' });
+  assert.equal(run.status, 2, run.stderr);
+  assert.match(run.stderr, /JWKS_FILE \/nonexistent\/public\/jwks\.json cannot be read as a key set: ENOENT/);
+});
+
+test('a port in use: exit 1 with what to do, no stack trace', async () => {
+  const holder = createServer();
+  await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+  try {
+    const run = runMain({ AUTH: 'off', PORT: String((holder.address() as AddressInfo).port) });
+    assert.equal(run.status, 1, run.stderr);
+    assert.match(run.stdout, /"msg":"gateway cannot listen on 127\.0\.0\.1:\d+: the port is already in use by another program; stop it, or set PORT to another port \(PORT=0 picks a free one\)"/);
+    assert.doesNotMatch(run.stdout, /"stack"/);
+  } finally {
+    holder.close();
+  }
+});
+
+test('npm run gateway takes relative file paths from where it was typed, not from its workspace', async () => {
+  const keyring = await createTestKeyring();
+  const root = fileURLToPath(new URL('../../..', import.meta.url));
+  const upstream = await startRecordingUpstream();
+  // Typed at the repository's root, as the README does; npm runs the script in packages/gateway.
+  const gateway = await startService({
+    command: ['npm', 'run', '--silent', 'gateway'],
+    cwd: root,
+    env: {
+      PORT: '0',
+      UPSTREAM_URL: upstream.url,
+      JWKS_FILE: relative(root, keyring.files.jwks),
+      REVOCATIONS_FILE: relative(root, keyring.files.revoked),
+      OPENAPI_FILE: relative(root, writeDocument(PROXY_TEST_PATHS)),
+      PLANS_FILE: 'packages/gateway/plans.json',
+      HOME: process.env.HOME ?? '/tmp',
+    },
+    timeoutMs: 30_000,
+  });
+  try {
+    const { token } = await keyring.issue();
+    assert.equal((await fetch(`${gateway.url}/v1/echo`, { headers: { authorization: `Bearer ${token}` } })).status, 200);
+  } finally {
+    await gateway.stop();
     await upstream.close();
   }
 });

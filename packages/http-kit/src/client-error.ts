@@ -18,22 +18,32 @@ export function clientErrorKind(error: NodeJS.ErrnoException): ClientErrorKind {
   return 'bad_request';
 }
 
+/** More headers for a parser's answer (the gateway's rate-limit state, say); may take a moment. */
+export type ClientErrorHeaders = (kind: ClientErrorKind, error: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Duplex) => Promise<Record<string, string>>;
+
 /**
  * A `clientError` listener: answers a request Node's parser refused (malformed, headers too large,
  * too slow to arrive) with the Error body `bodyFor` gives, where the socket still takes an answer,
  * then closes the connection. A reset socket is simply destroyed.
  */
-export function createClientErrorHandler(bodyFor: (kind: ClientErrorKind) => ErrorBodyShape) {
+export function createClientErrorHandler(bodyFor: (kind: ClientErrorKind) => ErrorBodyShape, headersFor?: ClientErrorHeaders) {
   return function onClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
     if (error.code === 'ECONNRESET' || !socket.writable) {
       socket.destroy();
       return;
     }
-    const body = bodyFor(clientErrorKind(error));
-    const json = JSON.stringify(body);
-    socket.end(
-      `HTTP/1.1 ${body.status} ${STATUS_CODES[body.status]}\r\nconnection: close\r\n` +
-        `content-type: application/json\r\ncontent-length: ${Buffer.byteLength(json)}\r\n\r\n${json}`,
-    );
+    const kind = clientErrorKind(error);
+    const answer = (headers: Record<string, string>) => {
+      if (!socket.writable) return void socket.destroy();
+      const body = bodyFor(kind);
+      const json = JSON.stringify(body);
+      const extra = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+      socket.end(
+        `HTTP/1.1 ${body.status} ${STATUS_CODES[body.status]}\r\nconnection: close\r\n${extra}` +
+          `content-type: application/json\r\ncontent-length: ${Buffer.byteLength(json)}\r\n\r\n${json}`,
+      );
+    };
+    if (headersFor === undefined) return answer({});
+    headersFor(kind, error, socket).then(answer, () => answer({}));
   };
 }

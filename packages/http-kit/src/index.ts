@@ -1,3 +1,3 @@
-export { clientErrorKind, createClientErrorHandler, type ClientErrorKind, type ErrorBodyShape } from './client-error.js';
+export { clientErrorKind, createClientErrorHandler, type ClientErrorHeaders, type ClientErrorKind, type ErrorBodyShape } from './client-error.js';
 export { drain } from './drain.js';
 export { exitWithProblems, serve, type ServeLogger, type ServeOptions } from './serve.js';

@@ -1,4 +1,5 @@
 import type { Server } from 'node:http';
+import type { Server as TlsServer } from 'node:https';
 import { drain } from './drain.js';
 
 /** The part of a pino logger serve needs. */
@@ -14,6 +15,8 @@ export interface ServeOptions {
   readonly port: number;
   readonly logger: ServeLogger;
   readonly shutdownTimeoutMs: number;
+  /** `https` when the server is a TLS one, for the URL in the listening line. */
+  readonly scheme?: 'http' | 'https';
   /** Extra fields for the listening line. */
   readonly details?: Record<string, unknown>;
   /** Closes what the server used (stores, clients), once the last request is answered. */
@@ -26,16 +29,19 @@ export interface ServeOptions {
  * stragglers are cut at the deadline), closes the dependencies and exits 0. The listening line
  * carries the URL (with the real port when 0 was asked for).
  */
-export function serve(server: Server, options: ServeOptions): void {
+export function serve(server: Server | TlsServer, options: ServeOptions): void {
   const { logger, name } = options;
-  server.on('error', (error) => {
-    logger.fatal({ err: error }, `${name} cannot listen on ${options.host}:${options.port}`);
+  server.on('error', (error: NodeJS.ErrnoException) => {
+    const hint = LISTEN_HINTS[error.code ?? ''];
+    const where = `${options.host}:${options.port}`;
+    if (hint === undefined) logger.fatal({ err: error }, `${name} cannot listen on ${where}`);
+    else logger.fatal({ code: error.code, host: options.host, port: options.port }, `${name} cannot listen on ${where}: ${hint}`);
     process.exit(1);
   });
   server.listen(options.port, options.host, () => {
     const address = server.address();
     const port = typeof address === 'object' && address !== null ? address.port : options.port;
-    logger.info({ url: `http://${options.host}:${port}`, ...options.details }, `${name} listening`);
+    logger.info({ url: `${options.scheme ?? 'http'}://${options.host}:${port}`, ...options.details }, `${name} listening`);
   });
 
   let stopping = false;
@@ -53,6 +59,13 @@ export function serve(server: Server, options: ServeOptions): void {
   process.on('SIGTERM', shutdown);
   process.on('SIGINT', shutdown);
 }
+
+/** What an operator can do about the usual listen failures (no stack trace: it is not a bug). */
+const LISTEN_HINTS: Record<string, string> = {
+  EADDRINUSE: 'the port is already in use by another program; stop it, or set PORT to another port (PORT=0 picks a free one)',
+  EACCES: 'not allowed to listen on this port (ports below 1024 need privileges); set PORT to 1024 or above',
+  EADDRNOTAVAIL: 'this machine has no such address; set HOST to one of its addresses (127.0.0.1, 0.0.0.0)',
+};
 
 /** An invalid configuration: every problem on stderr, exit code 2. */
 export function exitWithProblems(name: string, problems: readonly string[]): never {

@@ -13,7 +13,9 @@ export interface ServiceProcess {
 
 export interface StartServiceOptions {
   /** The TypeScript entry point, run with `node --import tsx`. */
-  readonly entry: string;
+  readonly entry?: string;
+  /** Or a whole command line (`npm run …`), run in a process group of its own and stopped as one. */
+  readonly command?: readonly string[];
   readonly env: Readonly<Record<string, string>>;
   readonly cwd?: string;
   readonly timeoutMs?: number;
@@ -24,18 +26,23 @@ export interface StartServiceOptions {
  * (every service here logs one when it listens). Ports come from the env (`PORT=0` picks one).
  */
 export function startService(options: StartServiceOptions): Promise<ServiceProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', options.entry], {
+  const [file, ...args] = options.command ?? [process.execPath, '--import', 'tsx', options.entry ?? ''];
+  const group = options.command !== undefined;
+  const child = spawn(file as string, args, {
     cwd: options.cwd,
     env: { PATH: TEST_ENV.path, ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached: group,
   });
+  // npm and sh between the test and the service: signal all of them.
+  const signal = (name: NodeJS.Signals) => (group && child.pid !== undefined ? process.kill(-child.pid, name) : child.kill(name));
   let output = '';
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
 
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
-      child.kill('SIGKILL');
+      signal('SIGKILL');
       reject(new Error(`service did not start in time:\n${output}`));
     }, options.timeoutMs ?? 15_000);
     const exitedEarly = (code: number | null) => {
@@ -53,8 +60,8 @@ export function startService(options: StartServiceOptions): Promise<ServiceProce
         url,
         child,
         output: () => output,
-        async stop(signal = 'SIGTERM') {
-          if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+        async stop(name = 'SIGTERM') {
+          if (child.exitCode === null && child.signalCode === null) signal(name);
           return exited;
         },
       });

@@ -53,6 +53,13 @@ function componentResponses(): Json {
       'Error',
       ['Retry-After'],
     ),
+    // Answered by the gateway (or the HTTP layer) before or instead of the operation.
+    MethodNotAllowed: response('The path exists but not with this method; `Allow` lists its methods. Any method a path does not list answers this.', 'Error', ['Allow']),
+    PayloadTooLarge: response('The request body is larger than the limit (any method, a GET with a body too); the connection is closed.', 'Error'),
+    HeadersTooLarge: response('The request headers are larger than the limit; the connection is closed.', 'Error'),
+    BadGateway: response('The pets service could not be reached or answered invalidly.', 'Error'),
+    ServiceUnavailable: response('API keys, rate limits or the store cannot be checked right now. Retry after `Retry-After` seconds.', 'Error', ['Retry-After']),
+    GatewayTimeout: response('The pets service did not answer in time.', 'Error'),
   };
 }
 
@@ -74,6 +81,7 @@ function componentHeaders(): Json {
     Sunset: text('RFC 8594: the HTTP-date after which the operation is removed.'),
     Link: text('`rel="successor-version"` and `rel="deprecation"` links; `rel="next"` on list pages.'),
     Location: text('The path of the created pet.'),
+    Allow: text('The methods of this path, e.g. `GET, POST, HEAD`.'),
     'Idempotent-Replayed': text('`true` when the answer repeats an earlier request with the same Idempotency-Key.'),
   };
 }
@@ -109,14 +117,24 @@ function componentParameters(): Json {
   };
 }
 
+/** The status of each shared response. */
+const SHARED_STATUS = {
+  BadRequest: '400',
+  Unauthorized: '401',
+  NotFound: '404',
+  MethodNotAllowed: '405',
+  PayloadTooLarge: '413',
+  TooManyRequests: '429',
+  HeadersTooLarge: '431',
+  BadGateway: '502',
+  ServiceUnavailable: '503',
+  GatewayTimeout: '504',
+} as const;
+
 function paths(): Json {
-  const errorsOf = (...names: string[]): Json =>
-    Object.fromEntries(
-      names.map((name) => {
-        const status = { BadRequest: '400', Unauthorized: '401', NotFound: '404', TooManyRequests: '429' }[name];
-        return [status, ref('responses', name)];
-      }),
-    );
+  const errorsOf = (...names: (keyof typeof SHARED_STATUS)[]): Json => Object.fromEntries(names.map((name) => [SHARED_STATUS[name], ref('responses', name)]));
+  /** What any operation may get from the layers in front of it: the gateway and the HTTP parser. */
+  const inFront = (): Json => errorsOf('PayloadTooLarge', 'HeadersTooLarge', 'BadGateway', 'ServiceUnavailable', 'GatewayTimeout');
   return {
     '/pets': {
       get: {
@@ -127,6 +145,7 @@ function paths(): Json {
         responses: {
           '200': response('A page of animals.', 'Pets', ['Link']),
           ...errorsOf('BadRequest', 'Unauthorized', 'TooManyRequests'),
+          ...inFront(),
         },
       },
       post: {
@@ -137,10 +156,10 @@ function paths(): Json {
         responses: {
           '201': response('Animal added.', 'Pet', ['Location', 'Idempotent-Replayed']),
           ...errorsOf('BadRequest', 'Unauthorized'),
-          '413': response('The body is larger than the limit.', 'Error'),
           '415': response('The body is not application/json.', 'Error'),
           '422': response('The Idempotency-Key was used before with another body.', 'Error'),
           ...errorsOf('TooManyRequests'),
+          ...inFront(),
         },
       },
     },
@@ -157,6 +176,7 @@ function paths(): Json {
         responses: {
           '200': response('The animal.', 'Pet', DEPRECATION_HEADERS),
           ...errorsOf('BadRequest', 'Unauthorized', 'NotFound', 'TooManyRequests'),
+          ...inFront(),
         },
       },
     },
@@ -169,6 +189,7 @@ function paths(): Json {
         responses: {
           '501': response('Not available in this version.', 'Error'),
           ...errorsOf('Unauthorized', 'TooManyRequests'),
+          ...inFront(),
         },
       },
     },
@@ -187,7 +208,8 @@ export function buildOpenApiDocument(): Json {
     info: {
       title: 'Animal Store',
       version: '1.0.0',
-      description: 'List, add and fetch animals. Every operation needs `Authorization: Bearer <API_KEY>` and is rate limited per plan.',
+      description:
+        'List, add and fetch animals. Every operation needs `Authorization: Bearer <API_KEY>` and is rate limited per plan. A method a path does not list answers 405 with `Allow` (`components/responses/MethodNotAllowed`).',
     },
     servers: [server('api.animal-store.example', 'Production'), server('staging.api.animal-store.example', 'Staging')],
     security: [{ bearerAuth: [] }],

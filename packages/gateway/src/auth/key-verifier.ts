@@ -43,7 +43,11 @@ export function createFileKeyVerifier(file: string, options: VerifyOptions, now:
     version += 1;
   }
 
-  reloadIfChanged();
+  try {
+    reloadIfChanged();
+  } catch (error) {
+    throw new Error(`JWKS_FILE ${file} cannot be read as a key set: ${(error as Error).message}`);
+  }
   return {
     verify: (token) => verify(token),
     version() {

@@ -95,6 +95,8 @@ export interface RedisRevocationsOptions {
   /** How often the local copy used during Redis outages is refreshed. */
   readonly snapshotEveryMs?: number;
   readonly onDegraded?: (error: unknown) => void;
+  /** Each time a whole copy of the deny-list has been read, with its size. */
+  readonly onCopied?: (size: number) => void;
 }
 
 /**
@@ -111,6 +113,7 @@ export function createRedisRevocations(redis: RedisClient, options: RedisRevocat
       (members) => {
         snapshot = new Set(members);
         loaded = true;
+        options.onCopied?.(snapshot.size);
       },
       () => {},
     );

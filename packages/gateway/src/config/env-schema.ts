@@ -32,6 +32,28 @@ const cidrList = z
     return entries;
   });
 
+/** A base path: `/` or `/segment[/segment…]`, no trailing slash, nothing to normalise. */
+const basePath = z
+  .string()
+  .regex(/^\/$|^(\/[A-Za-z0-9._~!$&'()*+,;=:@-]+)+$/, { error: 'must be "/" or like "/v1" or "/api/pets" (no trailing slash, no dot segments)' })
+  .refine((value) => !value.split('/').some((segment) => segment === '.' || segment === '..'), { error: 'must not hold dot segments' });
+
+/** `*`, or a comma-separated list of exact origins (`https://app.example.com`). */
+const originList = z.string().transform((value, ctx) => {
+  const entries = value.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
+  if (entries.length === 1 && entries[0] === '*') return entries;
+  for (const entry of entries) {
+    let origin: string | undefined;
+    try {
+      origin = new URL(entry).origin;
+    } catch {
+      origin = undefined;
+    }
+    if (origin !== entry) ctx.addIssue({ code: 'custom', message: `"${entry}" is not an origin like https://app.example.com (scheme, host, port; no path), or "*" alone` });
+  }
+  return entries;
+});
+
 /** Asymmetric JWS algorithms only: `none` and HMAC (the public-key-as-secret attack) cannot verify. */
 const ALGORITHMS = ['EdDSA', 'ES256', 'ES384', 'ES512', 'RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512'] as const;
 const algorithmList = z
@@ -62,10 +84,17 @@ export const GatewayEnv = z.object({
   UPSTREAM_IDLE_TIMEOUT_MS: ms.default(30_000),
   UPSTREAM_MAX_SOCKETS: z.coerce.number().int().min(1).default(256),
   UPSTREAM_READY_PATH: z.string().startsWith('/').default('/readyz'),
+  UPSTREAM_BASE_PATH: basePath.optional(),
+  PUBLIC_BASE_PATH: basePath.optional(),
+  FORWARD_AUTHORIZATION: z.stringbool().default(false),
   PROXY_ENGINE: z.enum(PROXY_ENGINES).default('undici'),
   OPENAPI_FILE: z.string().min(1).default(DEFAULT_OPENAPI_FILE),
   BODY_LIMIT_BYTES: z.coerce.number().int().min(1).max(16 * 1024 * 1024).default(64 * 1024),
   TRUST_PROXY: cidrList.default([]),
+  TLS_CERT_FILE: z.string().min(1).optional(),
+  TLS_KEY_FILE: z.string().min(1).optional(),
+  CORS_ORIGINS: originList.default([]),
+  CORS_MAX_AGE_SECONDS: z.coerce.number().int().min(0).max(86_400).default(600),
   HEADERS_TIMEOUT_MS: ms.default(10_000),
   REQUEST_TIMEOUT_MS: ms.default(30_000),
   MAX_HEADER_SIZE: z.coerce.number().int().min(1024).max(1024 * 1024).default(16 * 1024),
@@ -74,6 +103,8 @@ export const GatewayEnv = z.object({
   ENFORCE_SUNSET: z.stringbool().default(true),
   DEPRECATION_DOC_URL: z.string().min(1).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  // Set by npm to the directory `npm run …` was typed in: relative file paths are taken from there.
+  INIT_CWD: z.string().min(1).optional(),
 
   AUTH: z.enum(['required', 'off']).default('required'),
   JWKS_FILE: z.string().min(1).optional(),
@@ -103,6 +134,9 @@ export const GatewayEnv = z.object({
 
 /** Cross-variable rules, reported with the per-variable ones. */
 export const GatewayEnvChecked = GatewayEnv.superRefine((env, ctx) => {
+  if ((env.TLS_CERT_FILE === undefined) !== (env.TLS_KEY_FILE === undefined)) {
+    ctx.addIssue({ code: 'custom', path: [env.TLS_CERT_FILE === undefined ? 'TLS_CERT_FILE' : 'TLS_KEY_FILE'], message: 'TLS needs both TLS_CERT_FILE and TLS_KEY_FILE' });
+  }
   const sources = (['JWKS_FILE', 'JWKS_URL', 'JWKS'] as const).filter((name) => env[name] !== undefined);
   if (env.AUTH === 'required' && sources.length !== 1) {
     ctx.addIssue({

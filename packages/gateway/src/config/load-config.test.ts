@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { resolve } from 'node:path';
 import { test } from 'node:test';
 import { loadConfig } from './load-config.js';
 
@@ -16,7 +17,7 @@ test('defaults: 8080 on loopback in front of the core on 8081, keys required', (
   assert.ok(Object.isFrozen(config) && Object.isFrozen(config.upstream));
   assert.deepEqual(config.auth, {
     mode: 'required',
-    keys: { kind: 'file', path: 'keys/jwks.json' },
+    keys: { kind: 'file', path: resolve('keys/jwks.json') },
     issuer: 'animal-store',
     audience: 'animal-store-production',
     algorithms: ['EdDSA'],
@@ -77,4 +78,36 @@ test('every invalid variable is reported at once', () => {
   const names = result.problems.map((problem) => problem.split(':')[0]);
   assert.deepEqual([...new Set(names)].sort(), ['ENFORCE_SUNSET', 'LOG_LEVEL', 'PORT', 'TRUST_PROXY', 'UPSTREAM_TIMEOUT_MS', 'UPSTREAM_URL']);
   assert.equal(names.filter((name) => name === 'TRUST_PROXY').length, 2, 'each bad CIDR is named');
+});
+
+test('relative file paths are taken from where npm run was typed (INIT_CWD), else the working directory', () => {
+  const files = { JWKS_FILE: 'keys/public/jwks.json', REVOCATIONS_FILE: 'keys/public/revoked.json', PLANS_FILE: 'plans.json', OPENAPI_FILE: 'doc/openapi.json', TLS_CERT_FILE: 'tls/cert.pem', TLS_KEY_FILE: '/etc/tls/key.pem' };
+  const fromNpm = loadConfig({ ...files, INIT_CWD: '/home/op/store' });
+  assert.ok(fromNpm.ok);
+  const { config } = fromNpm;
+  assert.deepEqual(config.auth.mode === 'required' ? [config.auth.keys, config.auth.revocationsFile] : [], [{ kind: 'file', path: '/home/op/store/keys/public/jwks.json' }, '/home/op/store/keys/public/revoked.json']);
+  assert.equal(config.rateLimits.mode === 'on' && config.rateLimits.plansFile, '/home/op/store/plans.json');
+  assert.equal(config.openApiFile, '/home/op/store/doc/openapi.json');
+  assert.deepEqual(config.tls, { certFile: '/home/op/store/tls/cert.pem', keyFile: '/etc/tls/key.pem' });
+  const plain = loadConfig({ JWKS_FILE: 'k.json' });
+  assert.ok(plain.ok);
+  assert.deepEqual(plain.config.auth.mode === 'required' && plain.config.auth.keys, { kind: 'file', path: resolve('k.json') });
+});
+
+test('base paths, TLS and CORS settings are checked', () => {
+  const good = loadConfig({ AUTH: 'off', PUBLIC_BASE_PATH: '/api/v2', UPSTREAM_BASE_PATH: '/', CORS_ORIGINS: 'https://app.example.com, http://localhost:5173', FORWARD_AUTHORIZATION: 'true' });
+  assert.ok(good.ok);
+  assert.equal(good.config.publicBasePath, '/api/v2');
+  assert.equal(good.config.upstream.basePath, '/');
+  assert.equal(good.config.upstream.forwardAuthorization, true);
+  assert.deepEqual(good.config.cors, { origins: ['https://app.example.com', 'http://localhost:5173'], maxAgeSeconds: 600 });
+  const star = loadConfig({ AUTH: 'off', CORS_ORIGINS: '*' });
+  assert.ok(star.ok);
+  assert.equal(star.config.cors?.origins, '*');
+  const bad = loadConfig({ AUTH: 'off', PUBLIC_BASE_PATH: '/v1/', UPSTREAM_BASE_PATH: '/a/../b', CORS_ORIGINS: 'https://app.example.com/path' });
+  assert.ok(!bad.ok);
+  assert.deepEqual(bad.problems.map((problem) => problem.split(':')[0]).sort(), ['CORS_ORIGINS', 'PUBLIC_BASE_PATH', 'UPSTREAM_BASE_PATH']);
+  const halfTls = loadConfig({ AUTH: 'off', TLS_CERT_FILE: 'cert.pem' });
+  assert.ok(!halfTls.ok);
+  assert.deepEqual(halfTls.problems, ['TLS_KEY_FILE: TLS needs both TLS_CERT_FILE and TLS_KEY_FILE']);
 });

@@ -1,4 +1,5 @@
 import type { BlockList } from 'node:net';
+import { resolve } from 'node:path';
 import type { ProxyEngine } from '../proxy/engines.js';
 import { GatewayEnvChecked, trustedProxies } from './env-schema.js';
 
@@ -12,7 +13,17 @@ export interface GatewayConfig {
     readonly maxSockets: number;
     readonly readyPath: string;
     readonly engine: ProxyEngine;
+    /** The backend's base path, which replaces the public one; `undefined`: paths go unchanged. */
+    readonly basePath: string | undefined;
+    /** Send the client's verified `Authorization` on to a backend that checks it too. */
+    readonly forwardAuthorization: boolean;
   };
+  /** The public base path of every operation; `undefined`: the document's first server's. */
+  readonly publicBasePath: string | undefined;
+  /** TLS on the gateway's own listener (PEM files, re-read at each start). */
+  readonly tls: { readonly certFile: string; readonly keyFile: string } | undefined;
+  /** Browsers on these origins may call the API; `undefined`: no CORS headers at all. */
+  readonly cors: { readonly origins: readonly string[] | '*'; readonly maxAgeSeconds: number } | undefined;
   readonly openApiFile: string;
   readonly bodyLimitBytes: number;
   /** Peers whose `X-Forwarded-*` headers are believed; `undefined` when none is. */
@@ -74,6 +85,10 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
     return { ok: false, problems: parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`) };
   }
   const e = parsed.data;
+  // Relative paths are the operator's: taken from where `npm run` was typed (INIT_CWD), else the
+  // working directory, never from wherever a workspace script happens to run.
+  const base = e.INIT_CWD ?? process.cwd();
+  const file = <T extends string | undefined>(path: T): T => (path === undefined ? path : (resolve(base, path) as T));
   const config: GatewayConfig = {
     port: e.PORT,
     host: e.HOST,
@@ -84,8 +99,16 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
       maxSockets: e.UPSTREAM_MAX_SOCKETS,
       readyPath: e.UPSTREAM_READY_PATH,
       engine: e.PROXY_ENGINE,
+      basePath: e.UPSTREAM_BASE_PATH,
+      forwardAuthorization: e.FORWARD_AUTHORIZATION,
     },
-    openApiFile: e.OPENAPI_FILE,
+    publicBasePath: e.PUBLIC_BASE_PATH,
+    tls: e.TLS_CERT_FILE === undefined || e.TLS_KEY_FILE === undefined ? undefined : { certFile: file(e.TLS_CERT_FILE), keyFile: file(e.TLS_KEY_FILE) },
+    cors:
+      e.CORS_ORIGINS.length === 0
+        ? undefined
+        : { origins: e.CORS_ORIGINS[0] === '*' ? '*' : e.CORS_ORIGINS, maxAgeSeconds: e.CORS_MAX_AGE_SECONDS },
+    openApiFile: file(e.OPENAPI_FILE),
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
     trustProxy: e.TRUST_PROXY.length === 0 ? undefined : trustedProxies(e.TRUST_PROXY),
     server: {
@@ -105,7 +128,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
             mode: 'required',
             keys:
               e.JWKS_FILE !== undefined
-                ? { kind: 'file', path: e.JWKS_FILE }
+                ? { kind: 'file', path: file(e.JWKS_FILE) }
                 : e.JWKS !== undefined
                   ? { kind: 'inline', jwks: e.JWKS }
                   : {
@@ -120,14 +143,14 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
             algorithms: e.KEY_ALGORITHMS,
             clockToleranceSeconds: e.KEY_CLOCK_TOLERANCE_SECONDS,
             cacheSize: e.AUTH_CACHE_SIZE,
-            revocationsFile: e.REVOCATIONS_FILE,
+            revocationsFile: file(e.REVOCATIONS_FILE),
           },
     rateLimits:
       e.RATE_LIMITS === 'off'
         ? { mode: 'off' }
         : {
             mode: 'on',
-            plansFile: e.PLANS_FILE,
+            plansFile: file(e.PLANS_FILE),
             onRedisFailure: e.RATE_LIMIT_ON_REDIS_FAILURE,
             localShare: e.RATE_LIMIT_LOCAL_SHARE,
             denyCacheMs: e.RATE_LIMIT_DENY_CACHE_MS,
@@ -141,6 +164,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
   Object.freeze(config.auth);
   Object.freeze(config.rateLimits);
   Object.freeze(config.server);
+  if (config.cors !== undefined) Object.freeze(config.cors);
   return { ok: true, config: Object.freeze(config) };
 }
 

@@ -40,7 +40,8 @@ export function isHopByHop(name: string, connection: ReadonlySet<string>): boole
  * The headers to send upstream: the client's, less hop-by-hop ones, less any identity the client
  * claims (`X-Api-*` is the gateway's to set: from the verified key, which itself stays here), less
  * `X-Forwarded-*` (rebuilt from the trusted view), less any name with an underscore (an alias of a
- * dashed name to some backends), with an exact `Content-Length` for the buffered body.
+ * dashed name to some backends), with an exact `Content-Length` for the buffered body. The verified
+ * `Authorization` goes on only with `forwardAuthorization`.
  */
 export function upstreamHeaders(
   incoming: IncomingHttpHeaders,
@@ -48,6 +49,7 @@ export function upstreamHeaders(
   requestId: string,
   bodyLength: number | undefined,
   identity: Identity | undefined,
+  forwardAuthorization = false,
 ): OutgoingHttpHeaders {
   const connection = connectionTokens(incoming.connection);
   const headers: OutgoingHttpHeaders = {};
@@ -55,8 +57,9 @@ export function upstreamHeaders(
     if (value === undefined || isHopByHop(name, connection) || SET_BY_GATEWAY.has(name)) continue;
     // Underscores: CGI, WSGI, Rack and PHP backends read `X_Api_Subject` as `X-Api-Subject`.
     if (name.includes('_') || name.startsWith('x-api-') || name.startsWith('x-forwarded-')) continue;
-    // A verified API key has done its job here; the upstream gets the identity, not the credential.
-    if (name === 'authorization' && identity !== undefined) continue;
+    // A verified API key has done its job here; the upstream gets the identity, not the credential,
+    // unless the operator forwards it to a backend that checks it too (FORWARD_AUTHORIZATION).
+    if (name === 'authorization' && identity !== undefined && !forwardAuthorization) continue;
     headers[name] = value;
   }
   headers['x-request-id'] = requestId;
@@ -74,7 +77,9 @@ export function upstreamHeaders(
 
 /**
  * The upstream's response headers as a flat `[name, value, …]` list (repeats kept, e.g.
- * `Set-Cookie`), less hop-by-hop ones and less those the gateway sets (`overridden`).
+ * `Set-Cookie`), less hop-by-hop ones, less those the gateway sets (`overridden`), and less any
+ * `Access-Control-*`: which browsers may call the API is the gateway's to say (CORS_ORIGINS), so a
+ * backend's own `Access-Control-Allow-Origin: *` cannot open what the operator kept closed.
  */
 export function downstreamHeaders(rawHeaders: readonly string[], overridden: ReadonlySet<string>): string[] {
   const connection = new Set<string>();
@@ -86,7 +91,7 @@ export function downstreamHeaders(rawHeaders: readonly string[], overridden: Rea
   const kept: string[] = [];
   for (let i = 0; i < rawHeaders.length; i += 2) {
     const name = (rawHeaders[i] as string).toLowerCase();
-    if (isHopByHop(name, connection) || overridden.has(name)) continue;
+    if (isHopByHop(name, connection) || overridden.has(name) || name.startsWith('access-control-')) continue;
     kept.push(rawHeaders[i] as string, rawHeaders[i + 1] as string);
   }
   return kept;

@@ -144,7 +144,7 @@ export function createHttpProxyUpstream(options: UpstreamOptions): Upstream {
         const url = new URL(options.readyPath, options.target);
         const probe = (secure ? httpsRequest : httpRequest)(url, { agent, timeout: READY_TIMEOUT_MS }, (res: IncomingMessage) => {
           res.resume();
-          resolve((res.statusCode ?? 500) < 300);
+          resolve((res.statusCode ?? 500) < 500);
         });
         probe.on('timeout', () => probe.destroy(new UpstreamTimeoutError(READY_TIMEOUT_MS)));
         probe.on('error', () => resolve(false));

@@ -158,7 +158,7 @@ export function createUndiciUpstream(options: UpstreamOptions): Upstream {
           signal: AbortSignal.timeout(READY_TIMEOUT_MS),
         });
         await body.dump();
-        return statusCode >= 200 && statusCode < 300;
+        return statusCode < 500;
       } catch {
         return false;
       }

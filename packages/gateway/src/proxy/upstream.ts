@@ -25,7 +25,10 @@ export interface Upstream {
    * has been written to `res` unless its headers were already sent (then it is destroyed).
    */
   forward(request: ForwardRequest): Promise<ForwardOutcome>;
-  /** Resolves true when the upstream answers its readiness path with a 2xx in time. */
+  /**
+   * Resolves true when the upstream answers its readiness path in time with a status below 500:
+   * a backend without such a path (404) or that guards it (401) is up and serving all the same.
+   */
   ready(): Promise<boolean>;
   close(): void;
 }

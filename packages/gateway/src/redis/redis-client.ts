@@ -4,6 +4,11 @@ import { Cluster, Redis } from 'ioredis';
 export interface RedisClient {
   sIsMember(key: string, member: string): Promise<boolean>;
   sAdd(key: string, member: string): Promise<number>;
+  /**
+   * Every member of a set, read in `SSCAN` pages: each page is one short command within the
+   * command budget, however large the set (one `SMEMBERS` of 200,000 ids would not fit it, and
+   * would hold Redis for its whole length). A member added or removed meanwhile may be missed.
+   */
   sMembers(key: string): Promise<string[]>;
   ping(): Promise<void>;
   /**
@@ -21,6 +26,9 @@ export interface RedisClientOptions {
   readonly cluster?: boolean;
 }
 
+/** Members asked for per SSCAN page: about 20 kB of ids, well under a millisecond of Redis. */
+const SCAN_PAGE = 1000;
+
 /**
  * An ioredis client tuned for the request path: no offline queue (a command while disconnected
  * fails at once instead of replaying stale work later), a short command timeout, one retry, and
@@ -31,11 +39,17 @@ export function createRedisClient(url: string, options: RedisClientOptions): Red
   const redisOptions = { commandTimeout: options.commandTimeoutMs, maxRetriesPerRequest: 1 };
   let redis: Redis | Cluster;
   if (options.cluster === true) {
+    // A Cluster takes nodes, not a URL: what the URL says of the connection (user, password,
+    // TLS) must be given to every node the seed leads to.
     const seed = new URL(url);
+    const credentials = {
+      ...(seed.username === '' ? {} : { username: decodeURIComponent(seed.username) }),
+      ...(seed.password === '' ? {} : { password: decodeURIComponent(seed.password) }),
+    };
     redis = new Cluster([{ host: seed.hostname, port: Number(seed.port || 6379) }], {
       enableOfflineQueue: false,
       clusterRetryStrategy: retry,
-      redisOptions: { ...redisOptions, ...(seed.password === '' ? {} : { password: decodeURIComponent(seed.password) }) },
+      redisOptions: { ...redisOptions, ...credentials, ...(seed.protocol === 'rediss:' ? { tls: {} } : {}) },
     });
   } else {
     redis = new Redis(url, { ...redisOptions, enableOfflineQueue: false, retryStrategy: retry });
@@ -47,7 +61,16 @@ export function createRedisClient(url: string, options: RedisClientOptions): Red
       return (await redis.sismember(key, member)) === 1;
     },
     sAdd: (key, member) => redis.sadd(key, member),
-    sMembers: (key) => redis.smembers(key),
+    async sMembers(key) {
+      const members: string[] = [];
+      let cursor = '0';
+      do {
+        const [next, page] = await redis.sscan(key, cursor, 'COUNT', SCAN_PAGE);
+        for (const member of page) members.push(member);
+        cursor = next;
+      } while (cursor !== '0');
+      return members;
+    },
     async ping() {
       await redis.ping();
     },

@@ -7,7 +7,8 @@ const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'tr
 const instant = z.iso.datetime({ offset: true }).transform((value) => new Date(value));
 
 const OperationObject = z.looseObject({
-  operationId: z.string().regex(/^[A-Za-z][A-Za-z0-9_]*$/),
+  // Optional in OpenAPI: without one, the operation is named by its method and path.
+  operationId: z.string().min(1).optional(),
   description: z.string().optional(),
   deprecated: z.boolean().optional(),
   security: z.array(z.record(z.string(), z.array(z.string()))).optional(),
@@ -18,20 +19,22 @@ const OperationObject = z.looseObject({
 
 const Document = z.looseObject({
   openapi: z.string().regex(/^3\.[01]\.\d+$/, { error: 'must be an OpenAPI 3.0 or 3.1 document' }),
-  servers: z
-    .array(z.looseObject({ url: z.string(), variables: z.record(z.string(), z.looseObject({ default: z.string() })).optional() }))
-    .min(1),
+  // Optional in OpenAPI; none means the one server "/".
+  servers: z.array(z.looseObject({ url: z.string(), variables: z.record(z.string(), z.looseObject({ default: z.string() })).optional() })).optional(),
   security: z.array(z.record(z.string(), z.array(z.string()))).optional(),
   paths: z.record(z.string().regex(/^\/[^?#]*$/), z.looseObject(Object.fromEntries(METHODS.map((m) => [m, OperationObject.optional()])))),
 });
 
 /**
- * The operations of an OpenAPI document, with the base path of its first server (`/v1`) in
- * front of each path. Throws with every problem listed when the document is not usable.
+ * The operations of an OpenAPI document, with a base path in front of each path: `basePath` when
+ * given (PUBLIC_BASE_PATH), else the path of the document's first server (`/v1`), else none.
+ * Throws with every problem listed when the document is not usable.
  */
-export function loadOperations(file: string): Operation[] {
+export function loadOperations(file: string, options: { readonly basePath?: string | undefined } = {}): Operation[] {
   const doc = readJsonFile(file, Document, 'OPENAPI_FILE', 'is not a usable OpenAPI document');
-  const basePath = serverBasePath(doc.servers[0] as z.infer<typeof Document>['servers'][number]);
+  const server = doc.servers?.[0];
+  const base = options.basePath ?? (server === undefined ? '' : serverBasePath(server));
+  const basePath = base === '/' ? '' : base;
   const operations: Operation[] = [];
   for (const [path, item] of Object.entries(doc.paths)) {
     for (const method of METHODS) {
@@ -40,9 +43,10 @@ export function loadOperations(file: string): Operation[] {
       const template = `${basePath}${path}`;
       const security = op.security ?? doc.security ?? [];
       operations.push({
-        operationId: op.operationId,
+        operationId: op.operationId ?? `${method.toUpperCase()} ${template}`,
         method: method.toUpperCase(),
         template,
+        basePath,
         segments: template.split('/').slice(1).map((segment) => (/^\{[^}]+\}$/.test(segment) ? null : segment)),
         // `security: [{}]` (an empty requirement) makes a credential optional.
         requiresAuth: security.length > 0 && security.every((requirement) => Object.keys(requirement).length > 0),

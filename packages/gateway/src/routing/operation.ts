@@ -4,6 +4,8 @@ export interface Operation {
   readonly method: string;
   /** The full path template, base path included: `/v1/pets/{petId}`. */
   readonly template: string;
+  /** The public base path in front of the document's path (`/v1`; empty for none). */
+  readonly basePath: string;
   /** Literal segments as strings, parameters as `null`. */
   readonly segments: readonly (string | null)[];
   /** True when the document requires a credential (operation `security`, else the document's). */

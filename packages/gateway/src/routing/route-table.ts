@@ -2,7 +2,7 @@ import { isCanonicalPath } from './canonical-path.js';
 import type { Operation } from './operation.js';
 
 export type RouteMatch =
-  | { readonly kind: 'operation'; readonly operation: Operation; readonly params: readonly string[] }
+  | { readonly kind: 'operation'; readonly operation: Operation; readonly params: readonly string[]; readonly allow: string }
   | { readonly kind: 'method_not_allowed'; readonly allow: string }
   | { readonly kind: 'not_found' };
 
@@ -43,7 +43,7 @@ export function createRouteTable(operations: readonly Operation[]): (method: str
       if (params === undefined) continue;
       const operation = entry.byMethod.get(method);
       if (operation === undefined) return { kind: 'method_not_allowed', allow: entry.allow };
-      return { kind: 'operation', operation, params };
+      return { kind: 'operation', operation, params, allow: entry.allow };
     }
     return { kind: 'not_found' };
   };
