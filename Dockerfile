@@ -34,10 +34,12 @@ COPY packages/http-kit/src packages/http-kit/src
 # Every COPY leaves its files owned by root, whatever USER says: the service can read its code
 # but not change it.
 USER node
-# Slim images have no curl; node's fetch does. Each service stage sets PORT to the port it
-# listens on, so the check always probes the port the service was told to use.
+# Slim images have no curl; node has http and https. Each service stage sets PORT to the port it
+# listens on, so the check probes the port the service was told to use, over TLS when the
+# gateway's listener has it (TLS_CERT_FILE). It asks 127.0.0.1, which no certificate names, so it
+# does not verify the certificate: it checks that the process answers.
 HEALTHCHECK --interval=10s --timeout=3s --start-period=10s --retries=3 \
-  CMD ["node", "-e", "fetch('http://127.0.0.1:'+process.env.PORT+'/healthz',{signal:AbortSignal.timeout(2000)}).then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+  CMD ["node", "-e", "require(process.env.TLS_CERT_FILE?'https':'http').get({host:'127.0.0.1',port:process.env.PORT,path:'/healthz',rejectUnauthorized:false,timeout:2000},r=>process.exit(r.statusCode===200?0:1)).on('error',()=>process.exit(1)).on('timeout',()=>process.exit(1))"]
 # `node --import tsx` rather than the tsx CLI: one process, so SIGTERM reaches main.ts and drains.
 CMD ["node", "--import", "tsx", "src/main.ts"]
 

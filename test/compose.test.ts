@@ -122,15 +122,30 @@ test('the gateway gets the keyring\'s public files and the plans as read-only di
   assert.ok('redis' in compose.services);
 });
 
+test('the TLS override mounts the certificate directory read-only and points the gateway into it', () => {
+  const tls = parse(read('docker-compose.tls.yml')) as { services: Record<string, Service> };
+  assert.ok(validateCompose(tls), JSON.stringify(validateCompose.errors, null, 2));
+  assert.deepEqual(Object.keys(tls.services), ['gateway']);
+  const env = envOf(tls.services.gateway);
+  assert.deepEqual(Object.keys(env).filter((name) => !GATEWAY_ENV_NAMES.includes(name)), []);
+  const [mount, ...others] = tls.services.gateway?.volumes ?? [];
+  assert.ok(typeof mount === 'object' && others.length === 0);
+  assert.equal(mount.read_only, true);
+  assert.match(mount.source ?? '', /^\$\{ANIMAL_STORE_TLS:\?/, 'compose refuses to start without the directory');
+  for (const file of [env.TLS_CERT_FILE, env.TLS_KEY_FILE]) assert.equal(dirname(file ?? ''), mount.target);
+  const check = tls.services.gateway?.healthcheck?.test;
+  assert.ok(Array.isArray(check) && String(check.at(-1)).includes("'https'"), 'the healthcheck speaks TLS');
+});
+
 test('no top-level name: docker-compose 1.29 refuses it (the project name is -p)', () => {
-  for (const file of ['docker-compose.yml', 'docker-compose.staging.yml']) {
+  for (const file of ['docker-compose.yml', 'docker-compose.staging.yml', 'docker-compose.tls.yml']) {
     assert.equal('name' in (parse(read(file)) as object), false, file);
   }
 });
 
 test('dclint finds no error and no warning', () => {
   const cli = join(dclintDir, dclintPackage.bin.dclint);
-  for (const file of ['docker-compose.yml', 'docker-compose.staging.yml']) {
+  for (const file of ['docker-compose.yml', 'docker-compose.staging.yml', 'docker-compose.tls.yml']) {
     const args = [cli, file, '-c', '.dclintrc.yml', '--max-warnings', '0', '--color', 'false'];
     const run = spawnSync(process.execPath, args, { cwd: root, encoding: 'utf8', timeout: 30_000 });
     assert.equal(run.status, 0, `${file}: ${run.stdout}${run.stderr}`);
