@@ -6,6 +6,7 @@ export const rejectionPath: Scenario = {
   description: 'one free key far over its limit (the shipped plans): every answer a 429 that never reaches the upstream',
   expectStatuses: [429],
   run: ({ rejecting, rejectedKey, settings }) => runLoad({ url: `${rejecting.url}/v1/pets`, settings, headers: { authorization: `Bearer ${rejectedKey}` } }),
+  proxy: ({ rejecting }) => rejecting,
 };
 
 /**
@@ -31,6 +32,7 @@ export const latencyGateway: Scenario = {
   expectStatuses: [200],
   run: ({ limitsMemory, oneKey, settings }) =>
     runLoad({ url: `${limitsMemory.url}/v1/pets`, settings, overallRate: RATE, connections: CONNECTIONS, headers: { authorization: `Bearer ${oneKey}` } }),
+  proxy: ({ limitsMemory }) => limitsMemory,
 };
 
 export const latencyGatewayRedis: Scenario = {
@@ -40,4 +42,5 @@ export const latencyGatewayRedis: Scenario = {
   needsRedis: true,
   run: ({ limitsRedis, oneKey, settings }) =>
     runLoad({ url: `${(limitsRedis as NonNullable<typeof limitsRedis>).url}/v1/pets`, settings, overallRate: RATE, connections: CONNECTIONS, headers: { authorization: `Bearer ${oneKey}` } }),
+  proxy: ({ limitsRedis }) => limitsRedis,
 };
