@@ -14,7 +14,7 @@ export interface BenchContext {
   readonly fullCold: Service;
   /** Keys and in-process limits (limits high enough never to refuse). */
   readonly limitsMemory: Service;
-  /** Keys and the shipped plans, with `rejectedKey` already far over its limit. */
+  /** Keys and the shipped plans; the rejection scenario brings `rejectedKey` over its limit before each run. */
   readonly rejecting: Service;
   readonly rejectedKey: string;
   /** Keys with revocations in Redis, limits off; and the same with limits in Redis. */
@@ -53,6 +53,8 @@ export interface Scenario {
   readonly needsHaproxy?: boolean;
   /** Someone else's software, measured for comparison: its errors are flagged, but do not fail the run. */
   readonly reference?: boolean;
+  /** Brings about the state the scenario measures, before each of its runs and outside the measurement. */
+  prepare?(context: BenchContext): Promise<void>;
   run(context: BenchContext): Promise<LoadResult>;
   /** The proxy process the scenario loads, whose CPU per request the report shows on its own. */
   proxy?(context: BenchContext): Service | undefined;
