@@ -24,7 +24,7 @@ export const gatewayAuthRedis: Scenario = {
 
 export const gatewayLimitsRedis: Scenario = {
   name: 'gateway-limits-redis',
-  description: 'the full pipeline: one key, revocations and limits in Redis (one script call per request)',
+  description: 'the full pipeline: one key, revocations and limits in Redis (the requests of an event-loop turn share one script call)',
   expectStatuses: [200],
   needsRedis: true,
   run: (context) => runLoad({ ...redisTarget(context), settings: context.settings }),
