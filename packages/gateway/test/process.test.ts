@@ -104,7 +104,7 @@ test('npm run gateway takes relative file paths from where it was typed, not fro
       JWKS_FILE: relative(root, keyring.files.jwks),
       REVOCATIONS_FILE: relative(root, keyring.files.revoked),
       OPENAPI_FILE: relative(root, writeDocument(PROXY_TEST_PATHS)),
-      PLANS_FILE: 'packages/gateway/plans.json',
+      PLANS_FILE: 'packages/gateway/plans/plans.json',
       HOME: process.env.HOME ?? '/tmp',
     },
     timeoutMs: 30_000,
