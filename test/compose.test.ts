@@ -1,5 +1,6 @@
-// docker-compose.yml and the Dockerfiles, checked without a Docker engine: the compose file
+// docker-compose.yml and the Dockerfile, checked without a Docker engine: the compose file
 // against the official compose-spec schema and dclint, then the rules this project deploys by.
+// `npm run test:compose` (scripts/compose-smoke.sh) builds and runs them for real.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -11,17 +12,18 @@ import { Ajv } from 'ajv';
 import { parse } from 'yaml';
 import { CORE_ENV_NAMES } from '../packages/core/src/config.js';
 import { GATEWAY_ENV_NAMES } from '../packages/gateway/src/config/index.js';
-import { copiesOf, isDockerignored, parseDockerfile, stagesOf } from './dockerfile.js';
+import { chainOf, copiesOf, instructionsOf, isDockerignored, parseDockerfile, stagesOf, type Instruction } from './dockerfile.js';
 
 interface Service {
   image?: string;
-  build?: string | { context?: string; dockerfile?: string };
+  build?: string | { context?: string; dockerfile?: string; target?: string };
   environment?: Record<string, unknown> | string[];
   env_file?: unknown;
   ports?: unknown[];
   restart?: string;
   healthcheck?: { test?: unknown; disable?: boolean };
   depends_on?: string[] | Record<string, { condition?: string }>;
+  volumes?: (string | { type?: string; source?: string; target?: string; read_only?: boolean })[];
 }
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -40,8 +42,18 @@ const validateCompose = new Ajv({ strict: false, allErrors: true, validateFormat
 
 /** The config schema of each service built from this repository; Redis services are exempt. */
 const ENV_NAMES: Record<string, readonly string[]> = { core: CORE_ENV_NAMES, gateway: GATEWAY_ENV_NAMES };
-/** Each package shipped as an image, by its directory under packages/. */
+/** Each package shipped as an image, by its directory under packages/; also its stage's name. */
 const IMAGES = ['core', 'gateway'] as const;
+/** The one Dockerfile both images are built from, by target. */
+const dockerfile = parseDockerfile(read('Dockerfile'));
+const dockerignore = read('.dockerignore');
+
+/** A compose value with every `${NAME:-default}` replaced by its default: what runs unconfigured. */
+const withDefaults = (value: string): string => value.replace(/\$\{[A-Za-z_][A-Za-z0-9_]*:?-([^}]*)\}/g, '$1');
+
+/** The last instruction with that keyword in a target's stages (USER, CMD, … are inherited). */
+const lastOf = (instructions: readonly Instruction[], keyword: string): Instruction | undefined =>
+  instructions.filter((i) => i.keyword === keyword).at(-1);
 
 /** A service's `environment:` as a map, from either the map or the `KEY=value` list form. */
 function envOf(service: Service | undefined): Record<string, string> {
@@ -75,26 +87,74 @@ test('the staging override is valid and only changes who the keys are for', () =
   assert.notEqual(env.KEY_AUDIENCE, envOf(compose.services.gateway).KEY_AUDIENCE, 'staging and production audiences differ');
 });
 
-test('the gateway gets its keys and Redis from the environment, and cannot start without keys', () => {
-  const env = envOf(compose.services.gateway);
-  assert.match(env.JWKS ?? '', /^\$\{ANIMAL_STORE_JWKS:\?/, 'compose refuses to start without a JWKS');
+test('the gateway gets the keyring\'s public files and the plans as read-only directory mounts', () => {
+  const gateway = compose.services.gateway;
+  const env = envOf(gateway);
+  const mounts = (gateway?.volumes ?? []).map((volume) => {
+    // The long syntax: a missing directory is an error, not an empty directory made by Docker.
+    assert.ok(typeof volume === 'object', `use the long volume syntax: ${String(volume)}`);
+    assert.equal(volume.type, 'bind');
+    assert.equal(volume.read_only, true, `${volume.target} must be read-only`);
+    return { source: volume.source ?? '', target: volume.target ?? '' };
+  });
+  const mountOf = (file: string | undefined) => mounts.find(({ target }) => file?.startsWith(`${target}/`) === true);
+
+  // Keys: public/ of the operator's keyring, never the keyring itself (private/ holds the signing keys).
+  assert.equal(env.JWKS, undefined, 'no inline JWKS: rotation would need a recreate');
+  const keys = mountOf(env.JWKS_FILE);
+  assert.ok(keys !== undefined, 'JWKS_FILE is in a mounted directory');
+  assert.equal(mountOf(env.REVOCATIONS_FILE), keys, 'REVOCATIONS_FILE is beside the JWKS');
+  assert.equal(env.JWKS_FILE, `${keys.target}/jwks.json`);
+  assert.equal(env.REVOCATIONS_FILE, `${keys.target}/revoked.json`);
+  assert.equal(keys.source, '${ANIMAL_STORE_KEYS:-./keys}/public');
+  assert.ok(!mounts.some(({ source }) => /private|\/keys\}?$/.test(source)), 'private keys are never mounted');
+
+  // Plans: by default the very directory the image ships, so the data exists once.
+  const plans = mountOf(env.PLANS_FILE);
+  assert.ok(plans !== undefined, 'PLANS_FILE is in a mounted directory');
+  assert.equal(env.PLANS_FILE, `${plans.target}/plans.json`);
+  const defaultPlans = withDefaults(plans.source).replace(/^\.\//, '');
+  assert.ok(existsSync(join(root, defaultPlans, 'plans.json')), `${defaultPlans}/plans.json is missing`);
+  assert.ok(copiesOf(instructionsOf(dockerfile, 'gateway')).some((copy) => copy.sources.includes(defaultPlans)), 'the image ships the same plans');
+
   assert.equal(env.KEY_AUDIENCE, 'animal-store-production');
   assert.equal(env.REDIS_URL, 'redis://redis:6379');
   assert.ok('redis' in compose.services);
 });
 
+test('the TLS override mounts the certificate directory read-only and points the gateway into it', () => {
+  const tls = parse(read('docker-compose.tls.yml')) as { services: Record<string, Service> };
+  assert.ok(validateCompose(tls), JSON.stringify(validateCompose.errors, null, 2));
+  assert.deepEqual(Object.keys(tls.services), ['gateway']);
+  const env = envOf(tls.services.gateway);
+  assert.deepEqual(Object.keys(env).filter((name) => !GATEWAY_ENV_NAMES.includes(name)), []);
+  const [mount, ...others] = tls.services.gateway?.volumes ?? [];
+  assert.ok(typeof mount === 'object' && others.length === 0);
+  assert.equal(mount.read_only, true);
+  assert.match(mount.source ?? '', /^\$\{ANIMAL_STORE_TLS:\?/, 'compose refuses to start without the directory');
+  for (const file of [env.TLS_CERT_FILE, env.TLS_KEY_FILE]) assert.equal(dirname(file ?? ''), mount.target);
+  const check = tls.services.gateway?.healthcheck?.test;
+  assert.ok(Array.isArray(check) && String(check.at(-1)).includes("'https'"), 'the healthcheck speaks TLS');
+});
+
+test('no top-level name: docker-compose 1.29 refuses it (the project name is -p)', () => {
+  for (const file of ['docker-compose.yml', 'docker-compose.staging.yml', 'docker-compose.tls.yml']) {
+    assert.equal('name' in (parse(read(file)) as object), false, file);
+  }
+});
+
 test('dclint finds no error and no warning', () => {
   const cli = join(dclintDir, dclintPackage.bin.dclint);
-  for (const file of ['docker-compose.yml', 'docker-compose.staging.yml']) {
+  for (const file of ['docker-compose.yml', 'docker-compose.staging.yml', 'docker-compose.tls.yml']) {
     const args = [cli, file, '-c', '.dclintrc.yml', '--max-warnings', '0', '--color', 'false'];
     const run = spawnSync(process.execPath, args, { cwd: root, encoding: 'utf8', timeout: 30_000 });
     assert.equal(run.status, 0, `${file}: ${run.stdout}${run.stderr}`);
   }
 });
 
-test('only the gateway publishes a port, and that port is 8080', () => {
+test('only the gateway publishes a port: 8080 unless ANIMAL_STORE_PORT says otherwise', () => {
   for (const [name, service] of services) {
-    if (name === 'gateway') assert.deepEqual(service.ports, ['8080:8080']);
+    if (name === 'gateway') assert.deepEqual(service.ports, ['${ANIMAL_STORE_PORT:-8080}:8080']);
     else assert.equal(service.ports, undefined, `${name} must not publish ports`);
   }
 });
@@ -111,11 +171,13 @@ test('every service restarts, has a healthcheck and waits for healthy dependenci
   }
 });
 
-test('every build points at a Dockerfile in this repository', () => {
+test('every build points at a Dockerfile in this repository, and at the stage named after the service', () => {
   for (const [name, service] of services.filter(([, s]) => s.build !== undefined)) {
     const build = typeof service.build === 'string' ? { context: service.build } : (service.build ?? {});
-    const dockerfile = join(root, build.context ?? '.', build.dockerfile ?? 'Dockerfile');
-    assert.ok(existsSync(dockerfile), `${name}: ${dockerfile} is missing`);
+    const file = join(root, build.context ?? '.', build.dockerfile ?? 'Dockerfile');
+    assert.ok(existsSync(file), `${name}: ${file} is missing`);
+    assert.equal(build.target, name, `${name}: build.target`);
+    assert.doesNotThrow(() => chainOf(parseDockerfile(readFileSync(file, 'utf8')), name), `${name}: no such stage`);
   }
 });
 
@@ -132,66 +194,94 @@ test('each service sets only variables its config schema reads, and listens on 0
 });
 
 test('the services find each other: URLs name services on the ports their images expose', () => {
-  const expose = (pkg: string) => parseDockerfile(read(`packages/${pkg}/Dockerfile`)).find((i) => i.keyword === 'EXPOSE')?.args;
+  const expose = (pkg: string) => lastOf(instructionsOf(dockerfile, pkg), 'EXPOSE')?.args;
   const upstream = new URL(envOf(compose.services.gateway).UPSTREAM_URL ?? '');
   assert.equal(upstream.hostname, 'core');
   assert.equal(upstream.port, expose('core'));
-  assert.equal(`${expose('gateway')}:${expose('gateway')}`, compose.services.gateway?.ports?.[0]);
+  assert.equal(withDefaults(String(compose.services.gateway?.ports?.[0])), `${expose('gateway')}:${expose('gateway')}`);
   const petsRedis = new URL(envOf(compose.services.core).PETS_REDIS_URL ?? '').hostname;
   assert.equal(compose.services[petsRedis]?.image?.startsWith('redis:'), true, `${petsRedis} is not a Redis service`);
 });
 
-for (const pkg of IMAGES) {
-  test(`packages/${pkg}/Dockerfile: slim Node 22, production deps only, non-root, healthcheck`, () => {
-    const instructions = parseDockerfile(read(`packages/${pkg}/Dockerfile`));
-    const stages = stagesOf(instructions);
-    const last = stages.length - 1;
-    assert.ok(stages.length >= 2, 'multi-stage: dependencies are installed in a stage of their own');
-    const stageNames = new Set(stages.map((stage) => stage.name));
-    for (const { image } of stages.filter((stage) => !stageNames.has(stage.image))) {
-      assert.match(image, /^node:22(\.\d+)*-([a-z]+-)?slim(@sha256:[0-9a-f]{64})?$/);
-    }
+test('Dockerfile: every stage starts from slim Node 22 or from another stage', () => {
+  const stages = stagesOf(dockerfile);
+  const names = new Set(stages.map((stage) => stage.name));
+  for (const { image } of stages.filter((stage) => !names.has(stage.image))) {
+    assert.match(image, /^node:22(\.\d+)*-([a-z]+-)?slim(@sha256:[0-9a-f]{64})?$/);
+  }
+});
 
+test('Dockerfile: every file it copies exists and is in the build context', () => {
+  for (const source of copiesOf(dockerfile).filter((copy) => copy.from === undefined).flatMap((copy) => copy.sources)) {
+    assert.ok(existsSync(join(root, source)), `${source} does not exist`);
+    assert.ok(!isDockerignored(source, dockerignore), `${source} is excluded by .dockerignore`);
+  }
+});
+
+test('.dockerignore keeps keyrings and tests out of the build context, and sources in', () => {
+  for (const secret of ['keys/private/k1.json', 'keys/public/jwks.json', 'keys/state.json', 'keys-staging/private/k1.json', 'packages/gateway/keys/private/k1.json']) {
+    assert.ok(isDockerignored(secret, dockerignore), `${secret} would be sent to the builder`);
+  }
+  for (const test of ['packages/gateway/src/errors.test.ts', 'packages/core/test/store.ts']) {
+    assert.ok(isDockerignored(test, dockerignore), `${test} would be shipped`);
+  }
+  assert.ok(!isDockerignored('packages/gateway/src/cli/keys.ts', dockerignore), 'a source named keys is kept');
+});
+
+for (const pkg of IMAGES) {
+  test(`Dockerfile target ${pkg}: production deps installed in a stage of their own, non-root, healthcheck`, () => {
+    const own = instructionsOf(dockerfile, pkg);
     const name = (JSON.parse(read(`packages/${pkg}/package.json`)) as { name: string }).name;
-    const npmCi = instructions.find((i) => i.keyword === 'RUN' && /\bnpm ci\b/.test(i.args))?.args ?? '';
+
+    // Multi-stage: node_modules is installed elsewhere and copied in, so npm and its cache stay out.
+    assert.ok(!own.some((i) => i.keyword === 'RUN' && /\bnpm (ci|install|i)\b/.test(i.args)), 'no npm install in the runtime stages');
+    const modules = copiesOf(own).find((copy) => copy.from !== undefined && copy.sources.some((source) => source.endsWith('/node_modules')));
+    assert.ok(modules?.from !== undefined, 'node_modules is copied from a deps stage');
+    const deps = instructionsOf(dockerfile, modules.from);
+    const npmCi = deps.find((i) => i.keyword === 'RUN' && /\bnpm ci\b/.test(i.args))?.args ?? '';
     assert.match(npmCi, /--omit=dev\b/);
     assert.match(npmCi, new RegExp(`--workspace[= ]${name}(\\s|$)`), 'installs this package\'s dependencies');
-
-    const users = instructions.filter((i) => i.keyword === 'USER' && i.stage === last);
-    assert.ok(users.length > 0 && !/^(root|0)(:|$)/.test(users.at(-1)?.args ?? ''), 'runs as a non-root user');
-    const healthcheck = instructions.find((i) => i.keyword === 'HEALTHCHECK' && i.stage === last);
-    assert.ok(healthcheck !== undefined && !/^NONE\b/i.test(healthcheck.args), 'has a HEALTHCHECK');
-    // Docker silently falls back to a shell when an exec-form array is not valid JSON.
-    const cmd = instructions.find((i) => i.keyword === 'CMD' && i.stage === last);
-    for (const exec of [healthcheck?.args.replace(/^.*?\bCMD\s+/, ''), cmd?.args]) {
-      assert.doesNotThrow(() => JSON.parse(exec ?? ''), `not valid exec form: ${exec}`);
-    }
-  });
-
-  test(`packages/${pkg}/Dockerfile: every file it copies exists and is in the build context`, () => {
-    const copies = copiesOf(parseDockerfile(read(`packages/${pkg}/Dockerfile`)));
-    const dockerignore = read('.dockerignore');
-    for (const source of copies.filter((copy) => copy.from === undefined).flatMap((copy) => copy.sources)) {
-      assert.ok(existsSync(join(root, source)), `${source} does not exist`);
-      assert.ok(!isDockerignored(source, dockerignore), `${source} is excluded by .dockerignore`);
-    }
     // npm ci refuses a lockfile that names a workspace whose package.json is missing.
-    const depsSources = copies.filter((copy) => copy.stage === 0).flatMap((copy) => copy.sources);
+    const depsSources = copiesOf(deps).flatMap((copy) => copy.sources);
+    assert.ok(depsSources.includes('package-lock.json'), 'deps stage lacks the lockfile');
     for (const workspace of readdirSync(join(root, 'packages')).filter((dir) => existsSync(join(root, 'packages', dir, 'package.json')))) {
       assert.ok(depsSources.includes(`packages/${workspace}/package.json`), `deps stage lacks ${workspace}`);
     }
-    if (pkg === 'gateway') {
-      assert.ok(copies.some((copy) => copy.sources.includes('packages/core/openapi.json')), 'the interface document');
-      assert.ok(copies.some((copy) => copy.sources.includes('packages/gateway/plans.json')), 'the default plans');
-    }
 
+    const user = lastOf(own, 'USER')?.args ?? '';
+    assert.ok(user !== '' && !/^(root|0)(:|$)/.test(user), 'runs as a non-root user');
+    assert.ok(!own.some((i) => i.keyword === 'COPY' && /--ch(own|mod)\b/.test(i.args)), 'files stay owned by root');
+    assert.equal(lastOf(own, 'WORKDIR')?.args, `/app/packages/${pkg}`);
+    // The healthcheck probes process.env.PORT: the image must set it to the port it exposes.
+    const port = lastOf(own, 'EXPOSE')?.args;
+    assert.ok(own.some((i) => i.keyword === 'ENV' && i.args === `PORT=${port}`), `ENV PORT=${port}`);
+    const healthcheck = lastOf(own, 'HEALTHCHECK');
+    assert.ok(healthcheck !== undefined && !/^NONE\b/i.test(healthcheck.args), 'has a HEALTHCHECK');
+    // Docker silently falls back to a shell when an exec-form array is not valid JSON.
+    const cmd = lastOf(own, 'CMD');
+    for (const exec of [healthcheck.args.replace(/^.*?\bCMD\s+/, ''), cmd?.args]) {
+      assert.doesNotThrow(() => JSON.parse(exec ?? ''), `not valid exec form: ${exec}`);
+    }
+    // One process, so SIGTERM reaches main.ts and the service drains.
+    assert.deepEqual(JSON.parse(cmd?.args ?? ''), ['node', '--import', 'tsx', 'src/main.ts']);
+  });
+
+  test(`Dockerfile target ${pkg}: ships its sources and those of its workspace dependencies`, () => {
+    const runtimeSources = copiesOf(instructionsOf(dockerfile, pkg)).filter((copy) => copy.from === undefined).flatMap((copy) => copy.sources);
+    assert.ok(runtimeSources.includes(`packages/${pkg}/src`));
     // node_modules links workspace dependencies to packages/<name>: the runtime needs their sources.
-    const runtimeSources = copies.filter((copy) => copy.stage > 0 && copy.from === undefined).flatMap((copy) => copy.sources);
     const { dependencies = {} } = JSON.parse(read(`packages/${pkg}/package.json`)) as { dependencies?: Record<string, string> };
     for (const dependency of Object.keys(dependencies).filter((name) => name.startsWith('@animal-store/'))) {
       const dir = `packages/${dependency.slice('@animal-store/'.length)}`;
-      assert.ok(runtimeSources.includes(`${dir}/src`), `runtime stage lacks ${dir}/src`);
-      assert.ok(runtimeSources.includes(`${dir}/package.json`), `runtime stage lacks ${dir}/package.json`);
+      assert.ok(runtimeSources.includes(`${dir}/src`), `runtime stages lack ${dir}/src`);
+      assert.ok(runtimeSources.includes(`${dir}/package.json`), `runtime stages lack ${dir}/package.json`);
     }
+    if (pkg === 'gateway') {
+      assert.ok(runtimeSources.includes('packages/core/openapi.json'), 'the interface document');
+      assert.ok(runtimeSources.includes('packages/gateway/plans'), 'the default plans');
+    }
+    // Nothing of the other service: each image carries one service.
+    const other = IMAGES.find((image) => image !== pkg);
+    assert.ok(!runtimeSources.includes(`packages/${other}/src`), `ships packages/${other}/src`);
   });
 }

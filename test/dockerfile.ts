@@ -1,5 +1,6 @@
-// Just enough Dockerfile and .dockerignore reading for test/compose.test.ts. No Docker engine
-// runs here, so the images are checked by reading their instructions.
+// Just enough Dockerfile and .dockerignore reading for test/compose.test.ts: the images are
+// checked by reading their instructions, without a Docker engine (scripts/compose-smoke.sh builds
+// and runs them for real).
 
 /** One instruction: its keyword upper-cased, its arguments, and the build stage it belongs to. */
 export interface Instruction {
@@ -47,6 +48,29 @@ export function stagesOf(instructions: readonly Instruction[]): Stage[] {
       const [image = '', as, name] = i.args.split(/\s+/).filter((t) => !t.startsWith('--'));
       return { image, name: as?.toUpperCase() === 'AS' ? name : undefined };
     });
+}
+
+/**
+ * The stages a target is built from, root first: a stage `FROM` another stage inherits its files
+ * and its USER, ENV, WORKDIR, HEALTHCHECK and CMD. Throws when no stage has that name.
+ */
+export function chainOf(instructions: readonly Instruction[], target: string): number[] {
+  const stages = stagesOf(instructions);
+  const byName = (name: string) => stages.findIndex((stage) => stage.name?.toLowerCase() === name.toLowerCase());
+  let index = byName(target);
+  if (index < 0) throw new Error(`no stage named ${target}`);
+  const chain: number[] = [];
+  while (index >= 0 && !chain.includes(index)) {
+    chain.unshift(index);
+    index = byName(stages[index]?.image ?? '');
+  }
+  return chain;
+}
+
+/** The instructions a target is made of, in build order (see `chainOf`). */
+export function instructionsOf(instructions: readonly Instruction[], target: string): Instruction[] {
+  const chain = chainOf(instructions, target);
+  return chain.flatMap((stage) => instructions.filter((i) => i.stage === stage));
 }
 
 /** Every `COPY` (shell form, which is all our Dockerfiles use). */

@@ -94,7 +94,7 @@ test('npm run gateway takes relative file paths from where it was typed, not fro
   const keyring = await createTestKeyring();
   const root = fileURLToPath(new URL('../../..', import.meta.url));
   const upstream = await startRecordingUpstream();
-  // Typed at the repository's root, as the README does; npm runs the script in packages/gateway.
+  // Typed at the repository's root, as the docs do; npm runs the script in packages/gateway.
   const gateway = await startService({
     command: ['npm', 'run', '--silent', 'gateway'],
     cwd: root,
@@ -104,7 +104,7 @@ test('npm run gateway takes relative file paths from where it was typed, not fro
       JWKS_FILE: relative(root, keyring.files.jwks),
       REVOCATIONS_FILE: relative(root, keyring.files.revoked),
       OPENAPI_FILE: relative(root, writeDocument(PROXY_TEST_PATHS)),
-      PLANS_FILE: 'packages/gateway/plans.json',
+      PLANS_FILE: 'packages/gateway/plans/plans.json',
       HOME: process.env.HOME ?? '/tmp',
     },
     timeoutMs: 30_000,

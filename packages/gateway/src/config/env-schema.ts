@@ -3,8 +3,12 @@ import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { PROXY_ENGINES } from '../proxy/engines.js';
 
-/** The plans shipped with the gateway (the interface's limits); operators point PLANS_FILE elsewhere. */
-const DEFAULT_PLANS_FILE = fileURLToPath(new URL('../../plans.json', import.meta.url));
+/**
+ * The plans shipped with the gateway (the interface's limits); operators point PLANS_FILE elsewhere.
+ * In a directory of its own so that docker compose can mount it: a file is replaced by a rename
+ * when edited, which a single-file mount would never show.
+ */
+const DEFAULT_PLANS_FILE = fileURLToPath(new URL('../../plans/plans.json', import.meta.url));
 
 /** The interface document shipped with the core; any backend's document can replace it. */
 const DEFAULT_OPENAPI_FILE = fileURLToPath(new URL('../../../core/openapi.json', import.meta.url));

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import type { Identity } from '../auth/index.js';
 import { anonymousSubject, createPlans, readPlansFile } from './plans.js';
 
-const SHIPPED = fileURLToPath(new URL('../../plans.json', import.meta.url));
+const SHIPPED = fileURLToPath(new URL('../../plans/plans.json', import.meta.url));
 const identity = (plan: Identity['plan'], subject = 'acme', limits?: Identity['limits']): Identity => ({ subject, keyId: 'k', plan, expiresAt: undefined, limits });
 const limitsOf = (policy: { windows: readonly { name: string; limit: number }[] }) => Object.fromEntries(policy.windows.map((w) => [w.name, w.limit]));
 

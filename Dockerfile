@@ -1,0 +1,74 @@
+# Both services, one Dockerfile: pick the service with the target. From the repository root:
+#   docker build --target core -t animal-store-core .
+#   docker build --target gateway -t animal-store-gateway .
+# (docker-compose.yml does the same with `build.target`.)
+#
+# Stages, in the order a builder without BuildKit runs them (it builds every stage up to the
+# target, so the core's stages come first and building the core skips the gateway's):
+#   manifests     the lockfile and every workspace's package.json
+#   base          what both services run on: root package files, http-kit, user, healthcheck, CMD
+#   core-deps     the core's production dependencies       -> core
+#   gateway-deps  the gateway's production dependencies    -> gateway
+
+# manifests: npm ci checks the lockfile against every workspace, so each workspace's package.json
+# is needed even though only one workspace's dependencies are installed.
+FROM node:22-slim AS manifests
+WORKDIR /app
+COPY package.json package-lock.json ./
+COPY packages/core/package.json packages/core/
+COPY packages/gateway/package.json packages/gateway/
+COPY packages/http-kit/package.json packages/http-kit/
+COPY packages/testkit/package.json packages/testkit/
+
+# base: the TypeScript sources are run by tsx; no build step and no dev dependencies.
+FROM node:22-slim AS base
+ENV NODE_ENV=production \
+    HOST=0.0.0.0
+WORKDIR /app
+# tsx reads each package's tsconfig.json, which extends the base one: ship both. package.json
+# carries "type": "module".
+COPY package.json tsconfig.base.json ./
+# Workspace dependencies are links in node_modules to packages/<name>; both services use http-kit.
+COPY packages/http-kit/package.json packages/http-kit/
+COPY packages/http-kit/src packages/http-kit/src
+# Every COPY leaves its files owned by root, whatever USER says: the service can read its code
+# but not change it.
+USER node
+# Slim images have no curl; node has http and https. Each service stage sets PORT to the port it
+# listens on, so the check probes the port the service was told to use, over TLS when the
+# gateway's listener has it (TLS_CERT_FILE). It asks 127.0.0.1, which no certificate names, so it
+# does not verify the certificate: it checks that the process answers.
+HEALTHCHECK --interval=10s --timeout=3s --start-period=10s --retries=3 \
+  CMD ["node", "-e", "require(process.env.TLS_CERT_FILE?'https':'http').get({host:'127.0.0.1',port:process.env.PORT,path:'/healthz',rejectUnauthorized:false,timeout:2000},r=>process.exit(r.statusCode===200?0:1)).on('error',()=>process.exit(1)).on('timeout',()=>process.exit(1))"]
+# `node --import tsx` rather than the tsx CLI: one process, so SIGTERM reaches main.ts and drains.
+CMD ["node", "--import", "tsx", "src/main.ts"]
+
+FROM manifests AS core-deps
+RUN npm ci --omit=dev --workspace @animal-store/core --include-workspace-root=false --no-audit --no-fund
+
+# core: the pets core.
+FROM base AS core
+ENV PORT=8081
+COPY --from=core-deps /app/node_modules node_modules
+COPY packages/core/package.json packages/core/tsconfig.json packages/core/
+COPY packages/core/src packages/core/src
+WORKDIR /app/packages/core
+EXPOSE 8081
+
+FROM manifests AS gateway-deps
+RUN npm ci --omit=dev --workspace @animal-store/gateway --include-workspace-root=false --no-audit --no-fund
+
+# gateway: the gateway, with the default plans and the interface document it routes by.
+FROM base AS gateway
+ENV PORT=8080
+COPY --from=gateway-deps /app/node_modules node_modules
+COPY packages/gateway/package.json packages/gateway/tsconfig.json packages/gateway/
+COPY packages/gateway/src packages/gateway/src
+# The default plans: PLANS_FILE defaults to this path, relative to the gateway's sources. A
+# deployment mounts its own plans directory over it (docker-compose.yml).
+COPY packages/gateway/plans packages/gateway/plans
+# OPENAPI_FILE defaults to this path, relative to the gateway's sources. No other file of the
+# core is shipped; the gateway knows the core only by URL.
+COPY packages/core/openapi.json packages/core/openapi.json
+WORKDIR /app/packages/gateway
+EXPOSE 8080
