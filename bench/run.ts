@@ -1,5 +1,6 @@
-// `npm run bench [-- --quick] [-- --only name,name]`: starts what it measures (the core, gateways),
-// runs each scenario with autocannon, stops everything, and writes bench/results/<time>.{json,md}.
+// `npm run bench [-- --quick] [-- --rounds n]`: starts what it measures (the core, gateways, the
+// references), runs each scenario with autocannon (and the throughput ones with wrk too, where it is
+// installed), stops everything, and writes bench/results/<time>.{json,md,svg}.
 // Ratios are measured within one run: absolute numbers on a shared 2-core machine are noise.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -7,20 +8,23 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { redisSkipReason, startRedis, type RedisServer } from '@animal-store/testkit';
-import { generateSigningKey, signApiKey } from '../packages/gateway/src/auth/index.js';
+import { generateSigningKey, signApiKey, type ApiKeyToSign, type JWK } from '../packages/gateway/src/auth/index.js';
 import { cpuMsOf, machineBusyMs } from './lib/cpu.js';
 import { measureLimiter, type LimiterFigures } from './lib/limiter-figures.js';
 import { LOAD_SETTINGS, QUICK_SETTINGS, runLoad, type LoadResult } from './lib/load.js';
+import { startReferences } from './lib/references.js';
 import { renderReport, type Measurement } from './lib/report.js';
 import type { BenchContext, Scenario } from './lib/scenario.js';
 import { startService, type Service } from './lib/services.js';
+import { runWrk, wrkSkipReason } from './lib/wrk.js';
 import { coreDirect } from './scenarios/core-direct.js';
+import { fastifyStack } from './scenarios/fastify-stack.js';
 import { gatewayAuthManyKeysCold, gatewayAuthManyKeysWarm, gatewayAuthOneKey } from './scenarios/gateway-auth.js';
 import { gatewayBare, gatewayBareHttpProxy } from './scenarios/gateway-bare.js';
 import { gatewayAuthRedis, gatewayLimitsMemory, gatewayLimitsRedis } from './scenarios/gateway-limits.js';
+import { haproxyBare, haproxyJwt } from './scenarios/haproxy.js';
 import { nginxProxyPass } from './scenarios/nginx.js';
 import { latencyCore, latencyGateway, latencyGatewayRedis, rejectionPath } from './scenarios/rejection-and-latency.js';
-import { nginxSkipReason, startNginx } from './lib/nginx.js';
 
 const { values } = parseArgs({ options: { quick: { type: 'boolean' }, rounds: { type: 'string' } } });
 const quick = values.quick ?? false;
@@ -32,6 +36,9 @@ const manyKeyCount = quick ? 300 : 10_000;
 const PLAN: { scenario: Scenario; repeat: boolean }[] = [
   { scenario: coreDirect, repeat: false },
   { scenario: nginxProxyPass, repeat: true },
+  { scenario: haproxyBare, repeat: true },
+  { scenario: haproxyJwt, repeat: true },
+  { scenario: fastifyStack, repeat: true },
   { scenario: gatewayBare, repeat: true },
   { scenario: gatewayBareHttpProxy, repeat: true },
   { scenario: gatewayAuthOneKey, repeat: true },
@@ -46,7 +53,7 @@ const PLAN: { scenario: Scenario; repeat: boolean }[] = [
   { scenario: latencyGatewayRedis, repeat: true },
 ];
 
-async function makeKeys(dir: string): Promise<{ jwksFile: string; revocationsFile: string; oneKey: string; rejectedKey: string; manyKeys: string[] }> {
+async function makeKeys(dir: string): Promise<{ jwksFile: string; publicJwk: JWK; revocationsFile: string; oneKey: string; oneKeyClaims: ApiKeyToSign; rejectedKey: string; manyKeys: string[] }> {
   const { privateJwk, publicJwk } = await generateSigningKey();
   const jwksFile = join(dir, 'jwks.json');
   writeFileSync(jwksFile, JSON.stringify({ keys: [publicJwk] }));
@@ -56,15 +63,17 @@ async function makeKeys(dir: string): Promise<{ jwksFile: string; revocationsFil
   // Limits high enough never to refuse: the limit check is measured, not refusals.
   const high = { minute: 1_000_000_000, day: 1_000_000_000 };
   writeFileSync(join(dir, 'plans.json'), JSON.stringify({ plans: { free: high, pro: high, business: high, enterprise: high }, anonymous: high, accounts: {} }));
-  const sign = (sub: string, jti: string) =>
-    signApiKey(privateJwk, { issuer: 'animal-store', audience: 'animal-store-production', subject: sub, keyId: jti, plan: 'business', issuedAt: Date.now() });
-  const oneKey = await sign('bench', 'bench-one');
+  const claims = (sub: string, jti: string): ApiKeyToSign => ({ issuer: 'animal-store', audience: 'animal-store-production', subject: sub, keyId: jti, plan: 'business', issuedAt: Date.now() });
+  const sign = (sub: string, jti: string) => signApiKey(privateJwk, claims(sub, jti));
+  const oneKeyClaims = claims('bench', 'bench-one');
+  const oneKey = await signApiKey(privateJwk, oneKeyClaims);
   const rejectedKey = await signApiKey(privateJwk, { issuer: 'animal-store', audience: 'animal-store-production', subject: 'over-limit', keyId: 'bench-rejected', plan: 'free', issuedAt: Date.now() });
   const manyKeys = await Promise.all(Array.from({ length: manyKeyCount }, (_, i) => sign(`account-${i}`, `bench-${i}`)));
-  return { jwksFile, revocationsFile, oneKey, rejectedKey, manyKeys };
+  return { jwksFile, publicJwk, revocationsFile, oneKey, oneKeyClaims, rejectedKey, manyKeys };
 }
 
 async function main(): Promise<void> {
+  const suiteStarted = performance.now();
   const dir = mkdtempSync(join(tmpdir(), 'bench-'));
   const services: Service[] = [];
   let redis: RedisServer | undefined;
@@ -72,7 +81,8 @@ async function main(): Promise<void> {
     const redisSkip = redisSkipReason();
     if (redisSkip !== false) process.stdout.write(`no Redis scenarios: ${redisSkip}\n`);
     else redis = await startRedis();
-    const { jwksFile, revocationsFile, oneKey, rejectedKey, manyKeys } = await makeKeys(dir);
+    const keys = await makeKeys(dir);
+    const { jwksFile, revocationsFile, oneKey, rejectedKey, manyKeys } = keys;
     const core = await startService('core', 'core', { LOG_LEVEL: 'info' });
     services.push(core);
     for (let i = 0; i < 20; i++) {
@@ -86,9 +96,8 @@ async function main(): Promise<void> {
     const fullCold = await startService('gateway (keys, cold)', 'gateway', authEnv);
     const limitsEnv = { ...authEnv, RATE_LIMITS: 'on', PLANS_FILE: join(dir, 'plans.json') };
     const limitsMemory = await startService('gateway (keys, limits in process)', 'gateway', limitsEnv);
-    // The shipped plans: a free key is refused after 60 requests in a minute.
+    // The shipped plans: a free key is refused after 60 requests in a minute (see the scenario's prepare).
     const rejecting = await startService('gateway (keys, shipped plans)', 'gateway', { ...authEnv, RATE_LIMITS: 'on' });
-    for (let i = 0; i < 61; i++) await fetch(`${rejecting.url}/v1/pets`, { headers: { authorization: `Bearer ${rejectedKey}` } }).then((res) => res.arrayBuffer());
     services.push(bare, bareHttpProxy, full, fullCold, limitsMemory, rejecting);
     let authRedis: Service | undefined;
     let limitsRedis: Service | undefined;
@@ -98,24 +107,38 @@ async function main(): Promise<void> {
       limitsRedis = await startService('gateway (keys, limits in Redis)', 'gateway', { ...limitsEnv, ...redisEnv });
       services.push(authRedis, limitsRedis);
     }
-    let nginx: Service | undefined;
-    const nginxSkip = nginxSkipReason();
-    if (nginxSkip !== false) process.stdout.write(`no nginx reference: ${nginxSkip}\n`);
-    else services.push((nginx = await startNginx(dir, core.url)));
-    const context: BenchContext = { core, bare, bareHttpProxy, full, fullCold, limitsMemory, rejecting, authRedis, limitsRedis, nginx, oneKey, rejectedKey, manyKeys, settings };
+    const references = await startReferences(dir, core.url, redis, keys, services);
+    const { nginx, haproxy, haproxyJwt: haproxyJwtService, haproxyKey, fastifyStack: stack } = references;
+    const wrkSkip = wrkSkipReason();
+    const skipped = [...references.skipped, ...(wrkSkip === false ? [] : [`no wrk runs: ${wrkSkip}`])];
+    for (const line of skipped) process.stdout.write(`${line}\n`);
+    const context: BenchContext = { core, bare, bareHttpProxy, full, fullCold, limitsMemory, rejecting, authRedis, limitsRedis, nginx, haproxy, haproxyJwt: haproxyJwtService, haproxyKey, fastifyStack: stack, oneKey, rejectedKey, manyKeys, settings };
 
     // Warm the JIT and connection pools of what the paired scenarios measure (not fullCold).
-    const warm: [Service, string | undefined][] = [[core, undefined], ...(nginx === undefined ? [] : [[nginx, undefined] as [Service, undefined]]), [bare, undefined], [bareHttpProxy, undefined], [full, `Bearer ${oneKey}`], [limitsMemory, `Bearer ${oneKey}`]];
-    if (authRedis !== undefined && limitsRedis !== undefined) warm.push([authRedis, `Bearer ${oneKey}`], [limitsRedis, `Bearer ${oneKey}`]);
+    const warm: [Service | undefined, string | undefined][] = [[core, undefined], [nginx, undefined], [haproxy, undefined], [haproxyJwtService, `Bearer ${haproxyKey}`], [stack, `Bearer ${oneKey}`], [bare, undefined], [bareHttpProxy, undefined], [full, `Bearer ${oneKey}`], [limitsMemory, `Bearer ${oneKey}`], [authRedis, `Bearer ${oneKey}`], [limitsRedis, `Bearer ${oneKey}`]];
     for (const [service, authorization] of warm) {
+      if (service === undefined) continue;
       await runLoad({ url: `${service.url}/v1/pets`, settings, duration: settings.warmupSeconds, ...(authorization === undefined ? {} : { headers: { authorization } }) });
     }
 
-    // Where each scenario's CPU went: the proxies (every gateway, nginx), the core, Redis, all.
-    const pidsOf = (list: (Service | undefined)[]) => list.flatMap((service) => (service?.pid === undefined ? [] : [service.pid]));
-    const proxyPids = pidsOf(services.filter((service) => service !== core));
-    const corePids = pidsOf([core]);
-    const cpuNow = () => ({ proxy: cpuMsOf(proxyPids), core: cpuMsOf(corePids), redis: redis?.pid === undefined ? undefined : cpuMsOf([redis.pid]), machine: machineBusyMs() });
+    // Where each scenario's CPU went: its proxy's own process, the core, Redis, the whole machine.
+    const cpuNow = (proxy: Service | undefined) => ({
+      proxy: proxy?.pid === undefined ? undefined : cpuMsOf([proxy.pid]),
+      core: core.pid === undefined ? undefined : cpuMsOf([core.pid]),
+      redis: redis?.pid === undefined ? undefined : cpuMsOf([redis.pid]),
+      machine: machineBusyMs(),
+    });
+    /** Runs one load (`load`) and divides the CPU each part used during it by the requests answered. */
+    const measure = async (proxy: Service | undefined, load: () => Promise<LoadResult>) => {
+      const before = cpuNow(proxy);
+      const result = await load();
+      const after = cpuNow(proxy);
+      const perRequest = (key: keyof typeof before) => {
+        const [from, to] = [before[key], after[key]];
+        return from === undefined || to === undefined || result.requests === 0 ? undefined : ((to - from) * 1000) / result.requests;
+      };
+      return { result, cpu: { proxy: perRequest('proxy'), core: perRequest('core'), redis: perRequest('redis'), machine: perRequest('machine') } };
+    };
 
     const measurements: Measurement[] = [];
     const started = Date.now();
@@ -124,16 +147,18 @@ async function main(): Promise<void> {
         if (!repeat && round > 1) continue;
         if (scenario.needsRedis === true && redis === undefined) continue;
         if (scenario.needsNginx === true && nginx === undefined) continue;
-        const before = cpuNow();
-        const result: LoadResult = await scenario.run(context);
-        const after = cpuNow();
-        const perRequest = (key: keyof typeof before) => {
-          const [from, to] = [before[key], after[key]];
-          return from === undefined || to === undefined || result.requests === 0 ? undefined : ((to - from) * 1000) / result.requests;
-        };
-        const cpu = { proxy: perRequest('proxy'), core: perRequest('core'), redis: perRequest('redis'), machine: perRequest('machine') };
-        measurements.push({ scenario: scenario.name, description: scenario.description, round, expectStatuses: scenario.expectStatuses, reference: scenario.reference === true, result, cpu });
-        process.stdout.write(`${scenario.name.padEnd(30)} round ${round}: ${Math.round(result.rps)} req/s, p50 ${result.p50.toFixed(2)} ms, p99 ${result.p99.toFixed(2)} ms\n`);
+        if (scenario.needsHaproxy === true && haproxy === undefined) continue;
+        await scenario.prepare?.(context);
+        const proxy = scenario.proxy?.(context);
+        const runs: [Measurement['generator'], () => Promise<LoadResult>][] = [['autocannon', () => scenario.run(context)]];
+        // wrk right after autocannon, on the same target: the two generators see the same machine.
+        const wrkTarget = scenario.wrk?.(context);
+        if (wrkSkip === false && wrkTarget !== undefined) runs.push(['wrk', () => runWrk({ ...wrkTarget, connections: settings.connections, seconds: settings.durationSeconds })]);
+        for (const [generator, load] of runs) {
+          const { result, cpu } = await measure(proxy, load);
+          measurements.push({ scenario: scenario.name, generator, description: scenario.description, round, expectStatuses: scenario.expectStatuses, reference: scenario.reference === true, result, cpu });
+          process.stdout.write(`${`${scenario.name} (${generator})`.padEnd(42)} round ${round}: ${Math.round(result.rps)} req/s, p50 ${result.p50.toFixed(2)} ms, p99 ${result.p99.toFixed(2)} ms\n`);
+        }
       }
     }
 
@@ -143,7 +168,7 @@ async function main(): Promise<void> {
       process.stdout.write(`limiter: ${Math.round(limiter.decisionsPerSecond)} decisions/s; memory ${JSON.stringify(limiter.memory)}\n`);
     }
     const machine = { node: process.version, cpu: cpus()[0]?.model ?? 'unknown', cores: cpus().length, loadavgAtStart: loadavg() };
-    const run = { date: new Date(started).toISOString(), quick, rounds, settings, manyKeyCount, machine };
+    const run = { date: new Date(started).toISOString(), quick, rounds, settings, manyKeyCount, machine, seconds: Math.round((performance.now() - suiteStarted) / 1000), skipped, haproxyAlgorithm: references.haproxyAlgorithm };
     const stamp = run.date.replace(/[:.]/g, '-');
     const resultsDir = fileURLToPath(new URL('./results/', import.meta.url));
     mkdirSync(resultsDir, { recursive: true });

@@ -14,7 +14,7 @@ export interface BenchContext {
   readonly fullCold: Service;
   /** Keys and in-process limits (limits high enough never to refuse). */
   readonly limitsMemory: Service;
-  /** Keys and the shipped plans, with `rejectedKey` already far over its limit. */
+  /** Keys and the shipped plans; the rejection scenario brings `rejectedKey` over its limit before each run. */
   readonly rejecting: Service;
   readonly rejectedKey: string;
   /** Keys with revocations in Redis, limits off; and the same with limits in Redis. */
@@ -22,9 +22,22 @@ export interface BenchContext {
   readonly limitsRedis: Service | undefined;
   /** nginx proxy_pass in front of the core, when nginx is installed. */
   readonly nginx: Service | undefined;
+  /** HAProxy in front of the core, bare and with jwt_verify + a stick table, when installed. */
+  readonly haproxy: Service | undefined;
+  readonly haproxyJwt: Service | undefined;
+  /** The API key `haproxyJwt` verifies: `oneKey`'s claims, signed with an algorithm HAProxy knows. */
+  readonly haproxyKey: string | undefined;
+  /** Fastify + @fastify/http-proxy + @fastify/rate-limit on Redis + jose, when Redis is here. */
+  readonly fastifyStack: Service | undefined;
   readonly oneKey: string;
   readonly manyKeys: readonly string[];
   readonly settings: LoadSettings;
+}
+
+/** One request, as both load generators send it (autocannon and wrk). */
+export interface LoadTarget {
+  readonly url: string;
+  readonly headers?: Record<string, string>;
 }
 
 export interface Scenario {
@@ -36,9 +49,17 @@ export interface Scenario {
   readonly needsRedis?: boolean;
   /** Skipped (with a printed reason) where nginx is not installed. */
   readonly needsNginx?: boolean;
+  /** Skipped (with a printed reason) where haproxy is not installed. */
+  readonly needsHaproxy?: boolean;
   /** Someone else's software, measured for comparison: its errors are flagged, but do not fail the run. */
   readonly reference?: boolean;
+  /** Brings about the state the scenario measures, before each of its runs and outside the measurement. */
+  prepare?(context: BenchContext): Promise<void>;
   run(context: BenchContext): Promise<LoadResult>;
+  /** The proxy process the scenario loads, whose CPU per request the report shows on its own. */
+  proxy?(context: BenchContext): Service | undefined;
+  /** The same request for wrk (throughput scenarios), run after autocannon when wrk is installed. */
+  wrk?(context: BenchContext): LoadTarget;
 }
 
 /** A cycling supplier of `Bearer` headers over `keys`. */

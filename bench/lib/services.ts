@@ -41,13 +41,19 @@ export async function serviceOf(name: string, child: ChildProcess, url: string):
     if (await fetch(`${url}/healthz`).then((res) => res.ok, () => false)) break;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
+  // A service that dies mid-run makes every later scenario against it fail: say who, and how.
+  let stopping = false;
+  child.once('exit', (code, signal) => {
+    if (!stopping) process.stderr.write(`bench: ${name} (pid ${child.pid}) exited during the run: ${signal ?? `code ${code}`}\n`);
+  });
   return {
     name,
     url,
     pid: child.pid,
     stop: () =>
       new Promise((resolve) => {
-        if (child.exitCode !== null) return resolve();
+        stopping = true;
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
         child.once('exit', () => resolve());
         child.kill('SIGTERM');
       }),

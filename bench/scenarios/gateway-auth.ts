@@ -6,6 +6,7 @@ export const gatewayAuthOneKey: Scenario = {
   description: 'the full pipeline with one API key (its verification cached after the first request)',
   expectStatuses: [200],
   run: ({ full, oneKey, settings }) => runLoad({ url: `${full.url}/v1/pets`, settings, headers: { authorization: `Bearer ${oneKey}` } }),
+  proxy: ({ full }) => full,
 };
 
 export const gatewayAuthManyKeysCold: Scenario = {
@@ -14,6 +15,7 @@ export const gatewayAuthManyKeysCold: Scenario = {
   expectStatuses: [200],
   run: ({ fullCold, manyKeys, settings }) =>
     runLoad({ url: `${fullCold.url}/v1/pets`, settings, amount: manyKeys.length, authorization: cycle(manyKeys) }),
+  proxy: ({ fullCold }) => fullCold,
 };
 
 export const gatewayAuthManyKeysWarm: Scenario = {
@@ -21,4 +23,5 @@ export const gatewayAuthManyKeysWarm: Scenario = {
   description: 'the same keys again, round robin, once the gateway has seen each: the warm key cache',
   expectStatuses: [200],
   run: ({ fullCold, manyKeys, settings }) => runLoad({ url: `${fullCold.url}/v1/pets`, settings, authorization: cycle(manyKeys) }),
+  proxy: ({ fullCold }) => fullCold,
 };

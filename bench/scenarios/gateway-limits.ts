@@ -1,11 +1,16 @@
 import { runLoad } from '../lib/load.js';
-import type { Scenario } from '../lib/scenario.js';
+import type { BenchContext, LoadTarget, Scenario } from '../lib/scenario.js';
+
+const memoryTarget = ({ limitsMemory, oneKey }: BenchContext): LoadTarget => ({ url: `${limitsMemory.url}/v1/pets`, headers: { authorization: `Bearer ${oneKey}` } });
+const redisTarget = ({ limitsRedis, oneKey }: BenchContext): LoadTarget => ({ url: `${limitsRedis?.url}/v1/pets`, headers: { authorization: `Bearer ${oneKey}` } });
 
 export const gatewayLimitsMemory: Scenario = {
   name: 'gateway-limits-memory',
   description: 'the full pipeline: one key, limits in process (high enough never to refuse)',
   expectStatuses: [200],
-  run: ({ limitsMemory, oneKey, settings }) => runLoad({ url: `${limitsMemory.url}/v1/pets`, settings, headers: { authorization: `Bearer ${oneKey}` } }),
+  run: (context) => runLoad({ ...memoryTarget(context), settings: context.settings }),
+  proxy: ({ limitsMemory }) => limitsMemory,
+  wrk: memoryTarget,
 };
 
 export const gatewayAuthRedis: Scenario = {
@@ -14,12 +19,15 @@ export const gatewayAuthRedis: Scenario = {
   expectStatuses: [200],
   needsRedis: true,
   run: ({ authRedis, oneKey, settings }) => runLoad({ url: `${authRedis?.url}/v1/pets`, settings, headers: { authorization: `Bearer ${oneKey}` } }),
+  proxy: ({ authRedis }) => authRedis,
 };
 
 export const gatewayLimitsRedis: Scenario = {
   name: 'gateway-limits-redis',
-  description: 'the full pipeline: one key, revocations and limits in Redis (one script call per request)',
+  description: 'the full pipeline: one key, revocations and limits in Redis (the requests of an event-loop turn share one script call)',
   expectStatuses: [200],
   needsRedis: true,
-  run: ({ limitsRedis, oneKey, settings }) => runLoad({ url: `${limitsRedis?.url}/v1/pets`, settings, headers: { authorization: `Bearer ${oneKey}` } }),
+  run: (context) => runLoad({ ...redisTarget(context), settings: context.settings }),
+  proxy: ({ limitsRedis }) => limitsRedis,
+  wrk: redisTarget,
 };

@@ -1,5 +1,7 @@
 import { runLoad } from '../lib/load.js';
-import type { Scenario } from '../lib/scenario.js';
+import type { BenchContext, LoadTarget, Scenario } from '../lib/scenario.js';
+
+const target = ({ nginx }: BenchContext): LoadTarget => ({ url: `${nginx?.url}/v1/pets` });
 
 export const nginxProxyPass: Scenario = {
   name: 'nginx-proxy-pass',
@@ -7,5 +9,7 @@ export const nginxProxyPass: Scenario = {
   expectStatuses: [200],
   needsNginx: true,
   reference: true,
-  run: ({ nginx, settings }) => runLoad({ url: `${nginx?.url}/v1/pets`, settings }),
+  run: (context) => runLoad({ ...target(context), settings: context.settings }),
+  proxy: ({ nginx }) => nginx,
+  wrk: target,
 };

@@ -1,6 +1,6 @@
 /**
  * Every error the core answers with, in one table: a stable snake_case code, its HTTP status and
- * the default message. The README's error table is this table; `errors.test.ts` walks it.
+ * the default message. The error table of docs/core.md is this table; `errors.test.ts` walks it.
  */
 export const ERRORS = {
   bad_request: { status: 400, message: 'The request is not valid HTTP.' },

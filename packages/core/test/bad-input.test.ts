@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { connect } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { redisSkipReason, startRedis, type RedisServer } from '@animal-store/testkit';
+import { endlessUpload, redisSkipReason, startRedis, type RedisServer } from '@animal-store/testkit';
 import { assertError, startCore, type RunningCore, type StoreKind } from './helpers.js';
 
 interface BadRequest {
@@ -172,3 +172,23 @@ for (const kind of ['memory', 'redis'] as const satisfies StoreKind[]) {
     });
   });
 }
+
+test('an early answer closes the connection instead of draining a 256 MiB body', async () => {
+  const core = await startCore('memory');
+  try {
+    const port = Number(new URL(core.url).port);
+    for (const [head, status] of [
+      ['POST /v1/nowhere HTTP/1.1\r\nHost: core\r\nContent-Length: 268435456\r\n\r\n', 404],
+      ['POST /v1/pets HTTP/1.1\r\nHost: core\r\nContent-Type: text/plain\r\nContent-Length: 268435456\r\n\r\n', 415],
+      ['POST /v1/pets HTTP/1.1\r\nHost: core\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n40000\r\n', 413],
+    ] as const) {
+      const { reply, sent, closedAfterMs } = await endlessUpload(port, head);
+      assert.match(reply, new RegExp(`^HTTP/1\\.1 ${status} `));
+      assert.match(reply, /\r\nconnection: close\r\n/i);
+      assert.ok(closedAfterMs !== undefined && closedAfterMs < 4000, `closed after ${closedAfterMs} ms`);
+      assert.ok(sent < 48 * 1024 * 1024, `the client could send ${(sent / 1048576).toFixed(0)} MiB`);
+    }
+  } finally {
+    await core.close();
+  }
+});

@@ -1,7 +1,7 @@
 /**
  * Every error the gateway itself answers with: a stable snake_case code, its HTTP status and the
- * default message. Errors the upstream answers with pass through unchanged. The README's gateway
- * error table is this table; `errors.test.ts` walks it.
+ * default message. Errors the upstream answers with pass through unchanged. The gateway error
+ * table of docs/gateway.md is this table; `errors.test.ts` walks it.
  */
 export const ERRORS = {
   bad_request: { status: 400, message: 'The request is not valid HTTP.' },

@@ -5,7 +5,7 @@ import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { createClientErrorHandler, type ClientErrorKind } from '@animal-store/http-kit';
 import type { Logger } from 'pino';
-import type { Authenticate, Identity } from './auth/index.js';
+import { RevocationsUnavailableError, type Authenticate, type Identity } from './auth/index.js';
 import { rateLimitHeaders, RateLimitUnavailableError, type RateDecision, type RateLimiting } from './ratelimit/index.js';
 import type { GatewayConfig } from './config/index.js';
 import { DEPRECATION_NOTES_PATH, deprecationHeaders, deprecationNotes, isPastSunset } from './deprecation/index.js';
@@ -74,11 +74,18 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps): Server 
     try {
       decision = await decide();
     } catch (failure) {
+      if (failure instanceof RevocationsUnavailableError) {
+        trace.authFailure = `revocations: ${String(failure.cause)}`;
+        sendError(res, 'auth_unavailable', { ...headers, 'retry-after': '1' });
+        return 'auth_unavailable';
+      }
       if (!(failure instanceof RateLimitUnavailableError)) throw failure;
       trace.degraded = true;
       sendError(res, 'rate_limit_unavailable', { ...headers, 'retry-after': '1' });
       return 'rate_limit_unavailable';
     }
+    // Revoked, found in the limit's own round trip: the caller answers as for any refused key.
+    if (decision.revoked === true) return REVOKED;
     Object.assign(headers, rateLimitHeaders(decision));
     if (decision.degraded === true) trace.degraded = true;
     if (decision.allowed) return undefined;
@@ -181,6 +188,13 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps): Server 
     if (rateLimiting !== undefined) {
       const verified = identity;
       const refused = await (verified === undefined ? limitAnonymous() : limit(res, () => rateLimiting.forIdentity(verified), headers, trace));
+      if (refused === REVOKED) {
+        trace.authFailure = 'revoked';
+        const anonymous = await limitAnonymous();
+        if (anonymous !== undefined) return anonymous;
+        sendError(res, 'unauthorized', { ...headers, 'www-authenticate': 'Bearer error="invalid_token"' });
+        return 'unauthorized';
+      }
       if (refused !== undefined) return refused;
     }
 
@@ -303,6 +317,9 @@ export function rebase(url: string, from: string, to: string): string {
   const rest = url.slice(from.length);
   return to === '/' ? rest : `${to}${rest}`;
 }
+
+/** `limit`'s answer for a key found revoked: nothing was sent yet. */
+const REVOKED = 'revoked';
 
 function reply(res: ServerResponse, status: number, body: unknown, headers: Record<string, string>, outcome: string): string {
   sendJson(res, status, body, headers);

@@ -7,12 +7,8 @@ import { connect, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { loadConfig, type GatewayConfig } from '../src/config/index.js';
-import { createAuthentication } from '../src/auth/index.js';
-import { createGateway } from '../src/gateway.js';
-import { createRateLimitingFromConfig } from '../src/ratelimit/index.js';
-import { createUpstream, type Upstream } from '../src/proxy/index.js';
-import { createRedisClient } from '../src/redis/index.js';
-import { loadOperations } from '../src/routing/index.js';
+import { buildGateway } from '../src/build-gateway.js';
+import type { Upstream } from '../src/proxy/index.js';
 
 export { freePort, temporaryDir };
 
@@ -170,34 +166,15 @@ export async function startGateway(
   const result = loadConfig({ PORT: '0', LOG_LEVEL: 'silent', ...defaults, ...env });
   if (!result.ok) throw new Error(result.problems.join('; '));
   const { config } = result;
-  const clock = now ?? Date.now;
-  const upstream = createUpstream(config.upstream.engine, { target: config.upstream.url, ...config.upstream });
-  const redis = config.redis === undefined ? undefined : createRedisClient(config.redis.url, config.redis);
+  // GATEWAY_TEST_LOG=debug shows the gateway's log lines while debugging a test.
+  const built = buildGateway(config, { logger: pino({ level: process.env.GATEWAY_TEST_LOG ?? 'silent' }), ...(now === undefined ? {} : { now }), ...(redisNow === undefined ? {} : { redisNow }) });
+  const { server, upstream, redis } = built;
   // The client connects in the background; tests start once it has (what /readyz waits for in production).
   const connectBy = Date.now() + 10_000;
   while (redis !== undefined && options.waitForRedis !== false && !(await redis.ping().then(() => true, () => false))) {
     if (Date.now() > connectBy) throw new Error('the gateway could not connect to Redis');
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
-  const authentication = createAuthentication(config.auth, {
-    now: clock,
-    redis: redis === undefined || config.redis === undefined ? undefined : { client: redis, prefix: config.redis.prefix },
-  });
-  const rateLimiting = createRateLimitingFromConfig(config.rateLimits, {
-    redis: redis === undefined || config.redis === undefined ? undefined : { client: redis, prefix: config.redis.prefix },
-    now: clock,
-    ...(redisNow === undefined ? {} : { redisNow }),
-  });
-  const server = createGateway(config, {
-    // GATEWAY_TEST_LOG=debug shows the gateway's log lines while debugging a test.
-    logger: pino({ level: process.env.GATEWAY_TEST_LOG ?? 'silent' }),
-    upstream,
-    operations: loadOperations(config.openApiFile, { basePath: config.publicBasePath }),
-    authenticate: authentication?.authenticate,
-    rateLimiting,
-    readiness: redis === undefined ? [] : [{ name: 'redis', ready: () => redis.ping().then(() => true, () => false) }],
-    now: clock,
-  });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
@@ -208,9 +185,7 @@ export async function startGateway(
     async close() {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
-      upstream.close();
-      authentication?.close();
-      await redis?.close();
+      await built.close();
     },
   };
 }

@@ -9,7 +9,7 @@ import { startGateway, type RunningGateway } from './helpers.js';
 
 // The gateway in front of a pets backend we did not write: Stoplight Prism mocking the interface
 // document at "/" (not "/v1"), enforcing the document's security (a bearer token on every call)
-// and validating every request against it. The gateway's settings are the ones the README gives
+// and validating every request against it. The gateway's settings are the ones docs/backend.md gives
 // for such a backend: UPSTREAM_BASE_PATH=/ and FORWARD_AUTHORIZATION=true.
 
 const PRISM = fileURLToPath(new URL('../../../node_modules/.bin/prism', import.meta.url));

@@ -94,7 +94,7 @@ test('npm run gateway takes relative file paths from where it was typed, not fro
   const keyring = await createTestKeyring();
   const root = fileURLToPath(new URL('../../..', import.meta.url));
   const upstream = await startRecordingUpstream();
-  // Typed at the repository's root, as the README does; npm runs the script in packages/gateway.
+  // Typed at the repository's root, as the docs do; npm runs the script in packages/gateway.
   const gateway = await startService({
     command: ['npm', 'run', '--silent', 'gateway'],
     cwd: root,

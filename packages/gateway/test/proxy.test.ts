@@ -76,6 +76,18 @@ for (const engine of PROXY_ENGINES) {
       assert.equal(headers.host, new URL(upstream.url).host, "Host is the upstream's; the client's travels as X-Forwarded-Host");
     });
 
+    test('dotted identity aliases and headers that reroute a request never reach the upstream', async () => {
+      const raw =
+        'GET /v1/echo HTTP/1.1\r\nHost: gw.test\r\nX-Api.Subject: admin\r\nX-Api.Plan: enterprise\r\nX.Forwarded.For: 6.6.6.6\r\n' +
+        'X-Original-URL: /admin\r\nX-Rewrite-URL: /admin\r\nX-HTTP-Method-Override: DELETE\r\nX-HTTP-Method: DELETE\r\nX-Method-Override: DELETE\r\nX-Keep: yes\r\n\r\n';
+      const reply = await rawExchange(gateway.port, raw, (text) => text.includes('}'));
+      const headers = (JSON.parse(reply.slice(reply.indexOf('{'))) as { headers: Record<string, string> }).headers;
+      for (const name of ['x-api.subject', 'x-api.plan', 'x.forwarded.for', 'x-original-url', 'x-rewrite-url', 'x-http-method-override', 'x-http-method', 'x-method-override']) {
+        assert.equal(headers[name], undefined, `${name} must not be forwarded`);
+      }
+      assert.equal(headers['x-keep'], 'yes');
+    });
+
     test('hop-by-hop headers from the upstream never reach the client; repeated headers survive', async () => {
       const reply = await rawExchange(gateway.port, 'GET /v1/hop HTTP/1.1\r\nHost: gw\r\n\r\n', (text) => /\r\n0\r\n\r\n$/.test(text));
       const head = reply.slice(0, reply.indexOf('\r\n\r\n')).toLowerCase();

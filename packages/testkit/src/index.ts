@@ -5,3 +5,4 @@ export { redisSkipReason, startRedis, type RedisServer, type StartRedisOptions }
 export { temporaryDir } from './temporary-dir.js';
 export { commandSkipReason, selfSignedCertificate } from './tools.js';
 export { startService, type ServiceProcess, type StartServiceOptions } from './service-process.js';
+export { endlessUpload } from './endless-upload.js';

@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import { BodyOverLimit, collectBody } from '@animal-store/http-kit';
 import { HttpError } from '../errors.js';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
@@ -21,18 +22,19 @@ export async function readJsonBody(req: IncomingMessage, limitBytes: number): Pr
   const declared = Number(req.headers['content-length'] ?? 0);
   if (declared > limitBytes) throw tooLarge(limitBytes);
 
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > limitBytes) throw tooLarge(limitBytes);
-    chunks.push(chunk);
+  let body: Buffer;
+  try {
+    // Not `for await`: leaving it early destroys the socket, and the 413 with it.
+    body = await collectBody(req, limitBytes);
+  } catch (error) {
+    if (error instanceof BodyOverLimit) throw tooLarge(limitBytes);
+    throw error;
   }
-  if (size === 0) throw new HttpError('invalid_json', 'The request body is empty; a NewPet is required.');
+  if (body.length === 0) throw new HttpError('invalid_json', 'The request body is empty; a NewPet is required.');
 
   let text: string;
   try {
-    text = utf8.decode(Buffer.concat(chunks, size));
+    text = utf8.decode(body);
   } catch {
     throw new HttpError('invalid_json', 'The request body is not valid UTF-8.');
   }

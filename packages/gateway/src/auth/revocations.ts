@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { fileStamp } from '../config/file-stamp.js';
-import type { RedisClient } from '../redis/index.js';
+import { createBatch, type RedisClient } from '../redis/index.js';
 
 /** The deny-list of key ids (`jti`), consulted on every request. */
 export interface RevocationList {
@@ -94,18 +94,33 @@ export interface RedisRevocationsOptions {
   readonly key: string;
   /** How often the local copy used during Redis outages is refreshed. */
   readonly snapshotEveryMs?: number;
+  /** How long a batch of checks stays open (see `createBatch`): 0 ends it with the event-loop turn. */
+  readonly batchWindowMs?: number;
   readonly onDegraded?: (error: unknown) => void;
   /** Each time a whole copy of the deny-list has been read, with its size. */
   readonly onCopied?: (size: number) => void;
 }
 
+/** The Redis deny-list, with what the shared limiter needs when it asks Redis in its stead. */
+export interface RedisRevocations extends RevocationList {
+  /**
+   * The answer of the local copy, for when Redis did not answer; throws
+   * `RevocationsUnavailableError` while no copy was ever loaded (fail closed).
+   */
+  fromCopy(keyId: string): boolean;
+  /** Redis said `keyId` is revoked: the copy keeps it, so an outage cannot bring it back to life. */
+  remember(keyId: string): void;
+}
+
 /**
- * A deny-list shared by every gateway instance: one `SISMEMBER` per request, so a revocation made
- * anywhere applies from the very next request everywhere. While Redis does not answer within its
- * command budget, the last copy of the whole set (refreshed every few seconds) answers instead;
- * before a first copy was loaded, nothing can answer, and the check fails closed.
+ * A deny-list shared by every gateway instance, so a revocation made anywhere applies from the
+ * very next request everywhere. The checks of one event-loop turn share one `SMISMEMBER`. While
+ * Redis does not answer within its command budget, the last copy of the whole set (refreshed every
+ * few seconds) answers instead; before a first copy was loaded, nothing can answer, and the check
+ * fails closed. With limits in Redis, the limiter asks in the same round trip as the limit
+ * (`checkRevoked`) and this list serves only as its copy.
  */
-export function createRedisRevocations(redis: RedisClient, options: RedisRevocationsOptions): RevocationList {
+export function createRedisRevocations(redis: RedisClient, options: RedisRevocationsOptions): RedisRevocations {
   let snapshot = new Set<string>();
   let loaded = false;
   const refresh = () =>
@@ -117,15 +132,29 @@ export function createRedisRevocations(redis: RedisClient, options: RedisRevocat
       },
       () => {},
     );
+  // The client connects in the background: the first copy is read as soon as it can be, and
+  // again after each reconnection (the list may have changed while Redis was away).
+  redis.onReady(() => void refresh());
   void refresh();
   const timer = setInterval(refresh, options.snapshotEveryMs ?? 5000);
   timer.unref();
+  const ask = createBatch<string, boolean>({
+    send: (keyIds) => redis.sMisMember(options.key, keyIds),
+    windowMs: options.batchWindowMs ?? 0,
+    maxItems: 1024,
+  });
+  const fromCopy = (keyId: string) => {
+    if (!loaded) throw new RevocationsUnavailableError(new Error('Redis did not answer and no copy of the deny-list was loaded yet'));
+    return snapshot.has(keyId);
+  };
+  const remember = (keyId: string) => {
+    snapshot.add(keyId);
+  };
   return {
     async isRevoked(keyId) {
       try {
-        const revoked = await redis.sIsMember(options.key, keyId);
-        // Remember what Redis said, so an outage cannot bring a key seen revoked back to life.
-        if (revoked) snapshot.add(keyId);
+        const revoked = await ask(keyId);
+        if (revoked) remember(keyId);
         return revoked;
       } catch (error) {
         options.onDegraded?.(error);
@@ -133,6 +162,8 @@ export function createRedisRevocations(redis: RedisClient, options: RedisRevocat
         return snapshot.has(keyId);
       }
     },
+    fromCopy,
+    remember,
     close() {
       clearInterval(timer);
     },

@@ -130,6 +130,8 @@ export const GatewayEnv = z.object({
   REDIS_CLUSTER: z.stringbool().default(false),
   REDIS_PREFIX: z.string().regex(/^[A-Za-z0-9:_{}-]{1,64}$/).default('gw'),
   REDIS_COMMAND_TIMEOUT_MS: ms.default(50),
+  // 0: decisions asked in one event-loop turn share a round trip; more waits that long for others.
+  REDIS_BATCH_WINDOW_MS: z.coerce.number().min(0).max(10).default(0),
 });
 
 /** Cross-variable rules, reported with the per-variable ones. */

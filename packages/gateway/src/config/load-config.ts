@@ -51,7 +51,9 @@ export interface GatewayConfig {
         readonly denyCacheMs: number;
       };
   /** Shared state (revocations; rate limits next). Without it, state is in process. */
-  readonly redis: { readonly url: string; readonly cluster: boolean; readonly prefix: string; readonly commandTimeoutMs: number } | undefined;
+  readonly redis:
+    | { readonly url: string; readonly cluster: boolean; readonly prefix: string; readonly commandTimeoutMs: number; readonly batchWindowMs: number }
+    | undefined;
 }
 
 export type KeysConfig =
@@ -158,7 +160,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
     redis:
       e.REDIS_URL === undefined
         ? undefined
-        : { url: e.REDIS_URL, cluster: e.REDIS_CLUSTER, prefix: e.REDIS_PREFIX, commandTimeoutMs: e.REDIS_COMMAND_TIMEOUT_MS },
+        : { url: e.REDIS_URL, cluster: e.REDIS_CLUSTER, prefix: e.REDIS_PREFIX, commandTimeoutMs: e.REDIS_COMMAND_TIMEOUT_MS, batchWindowMs: e.REDIS_BATCH_WINDOW_MS },
   };
   Object.freeze(config.upstream);
   Object.freeze(config.auth);

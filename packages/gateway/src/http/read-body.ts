@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import { BodyOverLimit, collectBody } from '@animal-store/http-kit';
 
 /** The request body is over the limit; the rest of it is left unread. */
 export class BodyTooLargeError extends Error {
@@ -18,12 +19,11 @@ export async function readBody(req: IncomingMessage, limitBytes: number): Promis
   const declared = req.headers['content-length'];
   if (declared === undefined && req.headers['transfer-encoding'] === undefined) return undefined;
   if (declared !== undefined && Number(declared) > limitBytes) throw new BodyTooLargeError(limitBytes);
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > limitBytes) throw new BodyTooLargeError(limitBytes);
-    chunks.push(chunk);
+  try {
+    // Not `for await`: leaving it early destroys the socket, and the 413 with it.
+    return await collectBody(req, limitBytes);
+  } catch (error) {
+    if (error instanceof BodyOverLimit) throw new BodyTooLargeError(limitBytes);
+    throw error;
   }
-  return Buffer.concat(chunks, size);
 }

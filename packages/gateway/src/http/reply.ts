@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import { bodyUnread, lingerAfterAnswer } from '@animal-store/http-kit';
 import { errorBody, type ErrorCode } from '../errors.js';
 
 /**
@@ -10,7 +11,15 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
   const payload = JSON.stringify(body);
   const list: string[] = [];
   for (const name in headers) {
-    if (name !== 'content-type' && name !== 'content-length') list.push(name, headers[name] as string);
+    if (name !== 'content-type' && name !== 'content-length' && name !== 'connection') list.push(name, headers[name] as string);
+  }
+  // Answered before the body was read to its end (a 401, 404 or 413): close the connection in
+  // bounded time rather than drain a body of any size; a client still sending gets the answer.
+  if (bodyUnread(res.req)) {
+    list.push('connection', 'close');
+    lingerAfterAnswer(res.req, res);
+  } else if (headers.connection !== undefined) {
+    list.push('connection', headers.connection);
   }
   list.push('content-type', 'application/json', 'content-length', String(Buffer.byteLength(payload)));
   res.writeHead(status, list);

@@ -21,6 +21,12 @@ const HOP_BY_HOP = new Set([
  */
 const SET_BY_GATEWAY = new Set(['expect', 'forwarded', 'host', 'x-real-ip', 'x-request-id', 'content-length']);
 
+/**
+ * Headers some frameworks and proxies obey to change the path or method a backend sees, after
+ * the gateway routed, authenticated and limited the request by its own: never forwarded.
+ */
+const REROUTING = new Set(['x-original-url', 'x-rewrite-url', 'x-http-method-override', 'x-http-method', 'x-method-override', 'x-original-method']);
+
 const NONE: ReadonlySet<string> = new Set();
 
 /** Names listed in `Connection` are hop-by-hop too. */
@@ -39,8 +45,9 @@ export function isHopByHop(name: string, connection: ReadonlySet<string>): boole
 /**
  * The headers to send upstream: the client's, less hop-by-hop ones, less any identity the client
  * claims (`X-Api-*` is the gateway's to set: from the verified key, which itself stays here), less
- * `X-Forwarded-*` (rebuilt from the trusted view), less any name with an underscore (an alias of a
- * dashed name to some backends), with an exact `Content-Length` for the buffered body. The verified
+ * `X-Forwarded-*` (rebuilt from the trusted view), less any name with an underscore or a dot (an
+ * alias of a dashed name to some backends), less those that reroute a request (`X-Original-URL`,
+ * `X-HTTP-Method-Override`…), with an exact `Content-Length` for the buffered body. The verified
  * `Authorization` goes on only with `forwardAuthorization`.
  */
 export function upstreamHeaders(
@@ -54,9 +61,10 @@ export function upstreamHeaders(
   const connection = connectionTokens(incoming.connection);
   const headers: OutgoingHttpHeaders = {};
   for (const [name, value] of Object.entries(incoming)) {
-    if (value === undefined || isHopByHop(name, connection) || SET_BY_GATEWAY.has(name)) continue;
-    // Underscores: CGI, WSGI, Rack and PHP backends read `X_Api_Subject` as `X-Api-Subject`.
-    if (name.includes('_') || name.startsWith('x-api-') || name.startsWith('x-forwarded-')) continue;
+    if (value === undefined || isHopByHop(name, connection) || SET_BY_GATEWAY.has(name) || REROUTING.has(name)) continue;
+    // Underscores and dots: CGI, WSGI, Rack and PHP backends read `X_Api_Subject` as `X-Api-Subject`,
+    // and some normalise `X-Api.Subject` the same way.
+    if (name.includes('_') || name.includes('.') || name.startsWith('x-api-') || name.startsWith('x-forwarded-')) continue;
     // A verified API key has done its job here; the upstream gets the identity, not the credential,
     // unless the operator forwards it to a backend that checks it too (FORWARD_AUTHORIZATION).
     if (name === 'authorization' && identity !== undefined && !forwardAuthorization) continue;

@@ -1,4 +1,5 @@
 import type { GatewayConfig } from '../config/index.js';
+import type { RedisRevocations } from '../auth/index.js';
 import type { RedisClient } from '../redis/index.js';
 import { createMemoryLimiter } from './memory-limiter.js';
 import { createPlans } from './plans.js';
@@ -8,7 +9,15 @@ import { createSharedLimiter } from './shared-limiter.js';
 
 export interface RateLimitingDeps {
   /** Shared limits across instances when set; in process otherwise. */
-  readonly redis?: { readonly client: RedisClient; readonly prefix: string } | undefined;
+  readonly redis?:
+    | {
+        readonly client: RedisClient;
+        readonly prefix: string;
+        readonly batchWindowMs?: number;
+        /** The Redis deny-list: given, the limiter checks revocations in the limit's round trip. */
+        readonly revocations?: RedisRevocations | undefined;
+      }
+    | undefined;
   /** For the in-process limiter and tests; the Redis limiter uses Redis TIME. */
   readonly now?: () => number;
   /** For tests: the Redis script's clock too (never set in production). */
@@ -23,14 +32,20 @@ export function createRateLimitingFromConfig(config: GatewayConfig['rateLimits']
   const plans = createPlans(config.plansFile, deps.onInvalidPlans);
   const now = deps.now ?? Date.now;
   if (deps.redis === undefined) return createRateLimiting(createMemoryLimiter({ now }), plans, now);
-  const shared = createRedisLimiter(deps.redis.client, { prefix: deps.redis.prefix, ...(deps.redisNow === undefined ? {} : { now: deps.redisNow }) });
+  const { revocations } = deps.redis;
+  const shared = createRedisLimiter(deps.redis.client, {
+    prefix: deps.redis.prefix,
+    batchWindowMs: deps.redis.batchWindowMs ?? 0,
+    ...(deps.redisNow === undefined ? {} : { now: deps.redisNow }),
+  });
   const limiter = createSharedLimiter({
     shared,
     onFailure: config.onRedisFailure,
     localShare: config.localShare,
     denyCacheMs: config.denyCacheMs,
     now,
+    revocations,
     ...(deps.onDegraded === undefined ? {} : { onDegraded: deps.onDegraded }),
   });
-  return createRateLimiting(limiter, plans, now);
+  return createRateLimiting(limiter, plans, now, { checksRevocation: revocations !== undefined });
 }

@@ -51,6 +51,8 @@ export interface RateDecision {
   readonly now: number;
   /** True when the decision came from a fallback because Redis failed. */
   readonly degraded?: boolean;
+  /** The key was found revoked (asked with `checkRevoked`): refused, nothing charged. */
+  readonly revoked?: boolean;
 }
 
 /**
@@ -61,6 +63,19 @@ export function heldDecision(decision: RateDecision, cachedAt: number, at: numbe
   return { ...decision, now: decision.now + (at - cachedAt) };
 }
 
+/** A request whose key is revoked: refused, nothing read or charged, its windows as if untouched. */
+export function revokedDecision(policy: Policy, now: number): RateDecision {
+  return {
+    allowed: false,
+    banned: false,
+    revoked: true,
+    policy,
+    windows: policy.windows.map((window) => ({ name: window.name, limit: window.limit, windowMs: window.windowMs, remaining: window.limit, resetAt: now })),
+    retryAt: undefined,
+    now,
+  };
+}
+
 export interface LimitRequest {
   /** The account (`sub`), or `ip:<address>` for anonymous requests. */
   readonly subject: string;
@@ -69,6 +84,11 @@ export interface LimitRequest {
   readonly policy: Policy;
   /** Refusals answered locally since the last shared decision: they count as strikes too. */
   readonly pendingStrikes?: number;
+  /**
+   * Also ask whether `keyId` is revoked, in the same round trip (the Redis deny-list): the shared
+   * limiter then does the authenticator's revocation check.
+   */
+  readonly checkRevoked?: boolean;
 }
 
 export interface Limiter {

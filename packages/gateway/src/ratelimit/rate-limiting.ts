@@ -4,6 +4,11 @@ import { heldDecision, type Limiter, type RateDecision } from './policy.js';
 
 /** The pipeline's view: decide for a verified identity, or for an anonymous client address. */
 export interface RateLimiting {
+  /**
+   * True when `forIdentity` also checks the key against the Redis deny-list, in the same round
+   * trip (a revoked key's decision says `revoked`): the authenticator then leaves Redis alone.
+   */
+  readonly checksRevocation: boolean;
   forIdentity(identity: Identity): Promise<RateDecision>;
   forAnonymous(clientIp: string): Promise<RateDecision>;
   /**
@@ -31,10 +36,12 @@ interface Refusal {
 }
 
 /** Limits per account (`sub`) with bans per key (`jti`); anonymous requests per client IP. */
-export function createRateLimiting(limiter: Limiter, plans: Plans, now: () => number = Date.now): RateLimiting {
+export function createRateLimiting(limiter: Limiter, plans: Plans, now: () => number = Date.now, options: { readonly checksRevocation?: boolean } = {}): RateLimiting {
   const refusals = new Map<string, Refusal>();
+  const checkRevoked = options.checksRevocation === true;
   return {
-    forIdentity: (identity) => limiter.check({ subject: identity.subject, keyId: identity.keyId, policy: plans.forIdentity(identity) }),
+    checksRevocation: checkRevoked,
+    forIdentity: (identity) => limiter.check({ subject: identity.subject, keyId: identity.keyId, policy: plans.forIdentity(identity), checkRevoked }),
     async forAnonymous(clientIp) {
       const subject = anonymousSubject(clientIp);
       const decision = await limiter.check({ subject, keyId: undefined, policy: plans.anonymous() });

@@ -1,47 +1,127 @@
-import { redisKeyNames, type RedisClient } from '../redis/index.js';
-import type { Limiter, LimitRequest, RateDecision } from './policy.js';
+import { createBatch, redisKeyNames, type RedisClient } from '../redis/index.js';
+import { revokedDecision, type Limiter, type LimitRequest, type Policy, type RateDecision } from './policy.js';
 import { RATE_LIMIT_SCRIPT } from './redis-script.js';
 
 export interface RedisLimiterOptions {
   readonly prefix: string;
   /** ms since the epoch, for tests only; production uses Redis TIME (one clock for all instances). */
   readonly now?: () => number;
+  /** How long a batch stays open: 0 (the default) closes it at the end of the event-loop turn. */
+  readonly batchWindowMs?: number;
+  /** Requests at most in one script call. */
+  readonly maxBatch?: number;
 }
 
-/** The limiter shared by every gateway instance: one script call (one round trip) per request. */
+/** Requests at most per script call: keeps one run of the script well under a millisecond. */
+export const MAX_BATCH = 128;
+
+/** One request's result: a shard's call can fail while the others of the batch succeed. */
+type Outcome = { readonly decision: RateDecision } | { readonly error: unknown };
+
+/**
+ * The limiter shared by every gateway instance. Requests that arrive in the same event-loop turn
+ * (or batch window) are decided together: one script call decides them in arrival order, each
+ * exactly as alone, atomically. A request may also ask for its key's revocation (`checkRevoked`),
+ * answered in the same call. On a cluster, a call holds the accounts of one slot only, and the
+ * deny-list (in a slot of its own) is asked first, for the whole batch in one command.
+ */
 export function createRedisLimiter(redis: RedisClient, options: RedisLimiterOptions): Limiter {
-  const run = redis.defineScript('rateLimit', RATE_LIMIT_SCRIPT, 1);
+  const run = redis.defineScript('rateLimit', RATE_LIMIT_SCRIPT);
   const names = redisKeyNames(options.prefix);
-  return {
-    async check(request: LimitRequest): Promise<RateDecision> {
+  const denyShard = redis.shardOf(names.revoked);
+  const clock = () => (options.now === undefined ? '' : options.now());
+
+  /** One script call for `requests`, all of one shard; `withDenyList`: the deny-list is there too. */
+  async function decide(requests: readonly LimitRequest[], withDenyList: boolean): Promise<RateDecision[]> {
+    const keys: string[] = withDenyList ? [names.revoked] : [];
+    const keyIndex = new Map<string, number>();
+    const args: (string | number)[] = [clock(), requests.length, withDenyList ? '1' : '0'];
+    for (const request of requests) {
+      const key = names.limits(request.subject);
+      let index = keyIndex.get(key);
+      if (index === undefined) {
+        keys.push(key);
+        index = keys.length; // Lua counts from 1
+        keyIndex.set(key, index);
+      }
       const { policy } = request;
       const ban = policy.ban;
-      const args: (string | number)[] = [
-        options.now === undefined ? '' : options.now(),
-        request.keyId ?? '',
-        ban?.strikes ?? 0,
-        ban?.strikeWindowMs ?? 0,
-        ban?.banMs ?? 0,
-        request.pendingStrikes ?? 0,
-        policy.windows.length,
-      ];
+      args.push(index, request.keyId ?? '', withDenyList && request.checkRevoked === true ? '1' : '0');
+      args.push(ban?.strikes ?? 0, ban?.strikeWindowMs ?? 0, ban?.banMs ?? 0, request.pendingStrikes ?? 0, policy.windows.length);
       for (const window of policy.windows) args.push(window.name, window.limit, window.windowMs, window.buckets);
-      const reply = (await run([names.limits(request.subject)], args)) as number[];
-      const [outcome, now, retry] = reply as [number, number, number];
-      return {
-        allowed: outcome === 1,
-        banned: outcome === 2,
-        policy,
-        windows: policy.windows.map((window, i) => ({
-          name: window.name,
-          limit: window.limit,
-          windowMs: window.windowMs,
-          remaining: Math.max(0, window.limit - (reply[3 + i * 2] as number)),
-          resetAt: reply[4 + i * 2] as number,
-        })),
-        retryAt: retry === -1 ? undefined : retry === 0 ? undefined : retry,
-        now,
-      };
+    }
+    const reply = (await run(keys, args)) as number[];
+    const now = reply[0] as number;
+    const decisions: RateDecision[] = [];
+    let at = 1;
+    for (const { policy } of requests) {
+      decisions.push(decisionOf(policy, reply, at, now));
+      at += 2 + policy.windows.length * 2;
+    }
+    return decisions;
+  }
+
+  async function send(requests: readonly LimitRequest[]): Promise<Outcome[]> {
+    const outcomes: Outcome[] = new Array(requests.length);
+    const shards = new Map<number, number[]>();
+    for (let i = 0; i < requests.length; i++) {
+      const shard = redis.shardOf(names.limits((requests[i] as LimitRequest).subject));
+      const members = shards.get(shard);
+      if (members === undefined) shards.set(shard, [i]);
+      else members.push(i);
+    }
+    const alone = shards.size === 1 && shards.has(denyShard);
+    let pending = [...shards.values()];
+    if (!alone) {
+      // The deny-list is in another slot: ask it first, for every request of the batch at once.
+      const asking = requests.flatMap((request, i) => (request.checkRevoked === true && request.keyId !== undefined ? [i] : []));
+      if (asking.length > 0) {
+        const found = await redis.sMisMember(names.revoked, asking.map((i) => (requests[i] as LimitRequest).keyId as string));
+        const revoked = new Set(asking.filter((_, j) => found[j] === true));
+        for (const i of revoked) outcomes[i] = { decision: revokedDecision((requests[i] as LimitRequest).policy, Number(clock() || Date.now())) };
+        pending = pending.map((members) => members.filter((i) => !revoked.has(i))).filter((members) => members.length > 0);
+      }
+    }
+    await Promise.all(
+      pending.map(async (members) => {
+        try {
+          const decisions = await decide(members.map((i) => requests[i] as LimitRequest), alone);
+          members.forEach((i, j) => (outcomes[i] = { decision: decisions[j] as RateDecision }));
+        } catch (error) {
+          for (const i of members) outcomes[i] = { error };
+        }
+      }),
+    );
+    return outcomes;
+  }
+
+  const ask = createBatch<LimitRequest, Outcome>({ send, windowMs: options.batchWindowMs ?? 0, maxItems: options.maxBatch ?? MAX_BATCH });
+  return {
+    async check(request: LimitRequest): Promise<RateDecision> {
+      const outcome = await ask(request);
+      if ('error' in outcome) throw outcome.error;
+      return outcome.decision;
     },
+  };
+}
+
+/** A request's decision from the script's reply, its fields starting at `at`. */
+function decisionOf(policy: Policy, reply: readonly number[], at: number, now: number): RateDecision {
+  const outcome = reply[at] as number;
+  if (outcome === 3) return revokedDecision(policy, now);
+  const retry = reply[at + 1] as number;
+  return {
+    allowed: outcome === 1,
+    banned: outcome === 2,
+    policy,
+    windows: policy.windows.map((window, i) => ({
+      name: window.name,
+      limit: window.limit,
+      windowMs: window.windowMs,
+      remaining: Math.max(0, window.limit - (reply[at + 2 + i * 2] as number)),
+      resetAt: reply[at + 3 + i * 2] as number,
+    })),
+    retryAt: retry === -1 ? undefined : retry === 0 ? undefined : retry,
+    now,
   };
 }

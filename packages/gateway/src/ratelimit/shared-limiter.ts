@@ -1,5 +1,5 @@
 import { createMemoryLimiter } from './memory-limiter.js';
-import { heldDecision, type Limiter, type LimitRequest, type RateDecision } from './policy.js';
+import { heldDecision, revokedDecision, type Limiter, type LimitRequest, type RateDecision } from './policy.js';
 
 /** What to do while Redis fails (down, slower than the command budget, failing over). */
 export type FailurePolicy = 'open' | 'closed' | 'local';
@@ -21,6 +21,11 @@ export interface SharedLimiterOptions {
   readonly denyCacheMs: number;
   readonly now?: () => number;
   readonly onDegraded?: (error: unknown) => void;
+  /**
+   * The deny-list's local copy, for requests that ask their key's revocation in the limit's round
+   * trip (`checkRevoked`): it answers when Redis does not, and learns each key Redis finds revoked.
+   */
+  readonly revocations?: { fromCopy(keyId: string): boolean; remember(keyId: string): void } | undefined;
 }
 
 interface Denial {
@@ -66,9 +71,18 @@ export function createSharedLimiter(options: SharedLimiterOptions): Limiter {
         decision = await options.shared.check({ ...request, pendingStrikes });
       } catch (error) {
         options.onDegraded?.(error);
+        // The revocation first, as the authenticator would: an unknown deny-list fails closed
+        // (RevocationsUnavailableError) whatever the limit policy.
+        if (request.checkRevoked === true && request.keyId !== undefined && options.revocations?.fromCopy(request.keyId) === true) {
+          return { ...revokedDecision(request.policy, at), degraded: true };
+        }
         if (options.onFailure === 'closed') throw new RateLimitUnavailableError(error);
         const view = await local.check(request);
         return options.onFailure === 'open' ? { ...view, allowed: true, banned: false, retryAt: undefined, degraded: true } : { ...view, degraded: true };
+      }
+      if (decision.revoked === true) {
+        if (request.keyId !== undefined) options.revocations?.remember(request.keyId);
+        return decision;
       }
       if (!decision.allowed && decision.retryAt !== undefined) {
         // Held at most denyCacheMs, so a raised limit or a lifted ban is seen soon. retryAt is on

@@ -1,2 +1,3 @@
 export { createRedisClient, type RedisClient, type RedisClientOptions } from './redis-client.js';
 export { redisKeyNames } from './key-names.js';
+export { createBatch, type BatchOptions } from './batch.js';

@@ -1,8 +1,11 @@
+import calculateSlot from 'cluster-key-slot';
 import { Cluster, Redis } from 'ioredis';
 
 /** All the gateway needs from a Redis client; the one place ioredis is imported implements it. */
 export interface RedisClient {
   sIsMember(key: string, member: string): Promise<boolean>;
+  /** For each member, whether the set holds it (one command for many). */
+  sMisMember(key: string, members: readonly string[]): Promise<boolean[]>;
   sAdd(key: string, member: string): Promise<number>;
   /**
    * Every member of a set, read in `SSCAN` pages: each page is one short command within the
@@ -11,11 +14,18 @@ export interface RedisClient {
    */
   sMembers(key: string): Promise<string[]>;
   ping(): Promise<void>;
+  /** Calls `listener` each time the connection becomes ready (the first time, and after each reconnection). */
+  onReady(listener: () => void): void;
   /**
    * Registers a Lua script (sent by SHA, reloaded by ioredis on NOSCRIPT, e.g. after SCRIPT FLUSH)
-   * and returns the function that runs it.
+   * and returns the function that runs it, with any number of keys.
    */
-  defineScript(name: string, lua: string, numberOfKeys: number): (keys: readonly string[], args: readonly (string | number)[]) => Promise<unknown>;
+  defineScript(name: string, lua: string): (keys: readonly string[], args: readonly (string | number)[]) => Promise<unknown>;
+  /**
+   * Which keys one command may touch together: keys of the same shard can. On a cluster, the
+   * hash slot; on a single Redis, 0 for every key.
+   */
+  shardOf(key: string): number;
   close(): Promise<void>;
 }
 
@@ -60,6 +70,9 @@ export function createRedisClient(url: string, options: RedisClientOptions): Red
     async sIsMember(key, member) {
       return (await redis.sismember(key, member)) === 1;
     },
+    async sMisMember(key, members) {
+      return (await redis.smismember(key, ...members)).map((found) => found === 1);
+    },
     sAdd: (key, member) => redis.sadd(key, member),
     async sMembers(key) {
       const members: string[] = [];
@@ -74,11 +87,16 @@ export function createRedisClient(url: string, options: RedisClientOptions): Red
     async ping() {
       await redis.ping();
     },
-    defineScript(name, lua, numberOfKeys) {
-      redis.defineCommand(name, { lua, numberOfKeys });
-      const command = (redis as unknown as Record<string, (...args: (string | number)[]) => Promise<unknown>>)[name] as (...args: (string | number)[]) => Promise<unknown>;
-      return (keys, args) => command.call(redis, ...keys, ...args);
+    onReady(listener) {
+      redis.on('ready', listener);
     },
+    defineScript(name, lua) {
+      // No numberOfKeys: each call gives its own count first.
+      redis.defineCommand(name, { lua });
+      const command = (redis as unknown as Record<string, (...args: (string | number)[]) => Promise<unknown>>)[name] as (...args: (string | number)[]) => Promise<unknown>;
+      return (keys, args) => command.call(redis, keys.length, ...keys, ...args);
+    },
+    shardOf: options.cluster === true ? (key) => calculateSlot(key) : () => 0,
     async close() {
       await redis.quit().catch(() => redis.disconnect());
     },

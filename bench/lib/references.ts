@@ -1,0 +1,71 @@
+import type { RedisServer } from '@animal-store/testkit';
+import { API_KEY_TYP, type ApiKeyToSign, type JWK } from '../../packages/gateway/src/auth/index.js';
+import { startFastifyStack } from './fastify-stack.js';
+import { haproxySkipReason, startHaproxy } from './haproxy.js';
+import { haproxyKey } from './haproxy-key.js';
+import { nginxSkipReason, startNginx } from './nginx.js';
+import type { Service } from './services.js';
+
+/** Someone else's software in front of the same core: what the gateway is compared with. */
+export interface References {
+  readonly nginx: Service | undefined;
+  readonly haproxy: Service | undefined;
+  readonly haproxyJwt: Service | undefined;
+  readonly haproxyKey: string | undefined;
+  /** The JWS alg the HAProxy JWT reference verifies (see lib/haproxy-key.ts). */
+  readonly haproxyAlgorithm: string | undefined;
+  readonly fastifyStack: Service | undefined;
+  /** Why a reference is missing, one line each, for the console and the report. */
+  readonly skipped: readonly string[];
+}
+
+export interface ReferenceKeys {
+  readonly jwksFile: string;
+  readonly publicJwk: JWK;
+  readonly oneKey: string;
+  /** The claims of `oneKey`, signed again for HAProxy when it cannot verify EdDSA. */
+  readonly oneKeyClaims: ApiKeyToSign;
+}
+
+/**
+ * Starts every reference this machine can run, each skipped with its reason where its program is
+ * missing (nginx, haproxy) or Redis is (the Fastify stack keeps its limits there). Each one started
+ * is pushed to `started` at once, so the caller stops it even if a later one fails to start.
+ */
+export async function startReferences(dir: string, coreUrl: string, redis: RedisServer | undefined, keys: ReferenceKeys, started: Service[]): Promise<References> {
+  const skipped: string[] = [];
+  const keep = (service: Service): Service => {
+    started.push(service);
+    return service;
+  };
+  const nginxSkip = nginxSkipReason();
+  if (nginxSkip !== false) skipped.push(`no nginx reference: ${nginxSkip}`);
+  const nginx = nginxSkip === false ? keep(await startNginx(dir, coreUrl)) : undefined;
+
+  let haproxy: Service | undefined;
+  let haproxyJwt: Service | undefined;
+  let key: Awaited<ReturnType<typeof haproxyKey>> | undefined;
+  const haproxySkip = haproxySkipReason();
+  if (haproxySkip !== false) skipped.push(`no HAProxy references: ${haproxySkip}`);
+  else {
+    key = await haproxyKey(dir, keys.publicJwk, keys.oneKey, keys.oneKeyClaims);
+    haproxy = keep(await startHaproxy(dir, 'haproxy', coreUrl));
+    const { issuer, audience } = keys.oneKeyClaims;
+    haproxyJwt = keep(await startHaproxy(dir, 'haproxy (jwt_verify, stick table)', coreUrl, {
+      algorithm: key.algorithm,
+      publicKeyPem: key.publicKeyPem,
+      issuer,
+      audience,
+      typ: API_KEY_TYP,
+      limitPerMinute: 1_000_000_000,
+    }));
+  }
+
+  let fastifyStack: Service | undefined;
+  if (redis === undefined) skipped.push('no Fastify stack reference: it keeps its limits in Redis, and redis-server is not installed');
+  else {
+    const { issuer, audience } = keys.oneKeyClaims;
+    fastifyStack = keep(await startFastifyStack({ upstreamUrl: coreUrl, redisUrl: redis.url, jwksFile: keys.jwksFile, issuer, audience, limitPerMinute: 1_000_000_000 }));
+  }
+  return { nginx, haproxy, haproxyJwt, haproxyKey: key?.key, haproxyAlgorithm: key?.algorithm, fastifyStack, skipped };
+}

@@ -1,0 +1,87 @@
+import type { Server } from 'node:http';
+import type { Server as TlsServer } from 'node:https';
+import type { Logger } from 'pino';
+import { createAuthentication, createRedisRevocations, type RedisRevocations } from './auth/index.js';
+import type { GatewayConfig } from './config/index.js';
+import { createGateway } from './gateway.js';
+import { createUpstream, type Upstream } from './proxy/index.js';
+import { createRateLimitingFromConfig } from './ratelimit/index.js';
+import { createRedisClient, redisKeyNames, type RedisClient } from './redis/index.js';
+import { loadOperations, type Operation } from './routing/index.js';
+
+export interface BuildDeps {
+  readonly logger: Logger;
+  /** The clock of keys, limits in process and sunsets; tests inject one. */
+  readonly now?: () => number;
+  /** For tests only: the Redis script's clock too (production uses Redis TIME). */
+  readonly redisNow?: () => number;
+}
+
+export interface BuiltGateway {
+  readonly server: Server | TlsServer;
+  readonly upstream: Upstream;
+  readonly operations: readonly Operation[];
+  /** The shared Redis client, when REDIS_URL is set. */
+  readonly redis: RedisClient | undefined;
+  /** Closes what the server used, once it stopped taking requests. */
+  close(): Promise<void>;
+}
+
+/**
+ * Every part the configuration describes, wired: the route table, the upstream, Redis, keys and
+ * revocations, limits, and the server. Used by `main.ts` and by the tests, so both run the same
+ * wiring. Throws with a message naming the setting when a file or value cannot be used.
+ */
+export function buildGateway(config: GatewayConfig, deps: BuildDeps): BuiltGateway {
+  const { logger } = deps;
+  const now = deps.now ?? Date.now;
+  const operations = loadOperations(config.openApiFile, { basePath: config.publicBasePath });
+  const upstream = createUpstream(config.upstream.engine, { target: config.upstream.url, ...config.upstream });
+  const redis = config.redis === undefined ? undefined : createRedisClient(config.redis.url, config.redis);
+
+  const degraded = (message: string, fields: Record<string, unknown> = {}) => {
+    // At most one line a second per kind while Redis is away; requests are answered meanwhile.
+    let last = 0;
+    return (error: unknown) => {
+      if (Date.now() - last < 1000) return;
+      last = Date.now();
+      logger.warn({ err: error, ...fields }, message);
+    };
+  };
+
+  let revocations: RedisRevocations | undefined;
+  if (redis !== undefined && config.redis !== undefined && config.auth.mode === 'required') {
+    revocations = createRedisRevocations(redis, {
+      key: redisKeyNames(config.redis.prefix).revoked,
+      batchWindowMs: config.redis.batchWindowMs,
+      onDegraded: degraded('revocation check degraded: Redis did not answer, using the last copy'),
+    });
+  }
+  const limitsOn = config.rateLimits.mode === 'on';
+  const rateLimiting = createRateLimitingFromConfig(config.rateLimits, {
+    redis:
+      redis === undefined || config.redis === undefined
+        ? undefined
+        : { client: redis, prefix: config.redis.prefix, batchWindowMs: config.redis.batchWindowMs, revocations },
+    now,
+    ...(deps.redisNow === undefined ? {} : { redisNow: deps.redisNow }),
+    onDegraded: degraded('rate limits degraded: Redis did not answer in time', { policy: limitsOn ? config.rateLimits.onRedisFailure : 'off' }),
+    onInvalidPlans: (error) => logger.error({ err: error }, 'PLANS_FILE became invalid; keeping the last good plans'),
+  });
+  // With limits in Redis, the deny-list is asked in the limit's round trip; otherwise on its own.
+  const authentication = createAuthentication(config.auth, { now, redisRevocations: rateLimiting?.checksRevocation === true ? undefined : revocations });
+  const readiness = redis === undefined ? [] : [{ name: 'redis', ready: () => redis.ping().then(() => true, () => false) }];
+  const server = createGateway(config, { logger, upstream, operations, readiness, authenticate: authentication?.authenticate, rateLimiting, now });
+  return {
+    server,
+    upstream,
+    operations,
+    redis,
+    async close() {
+      upstream.close();
+      authentication?.close();
+      revocations?.close();
+      await redis?.close();
+    },
+  };
+}

@@ -1,0 +1,75 @@
+import assert from 'node:assert/strict';
+import { connect } from 'node:net';
+import { after, before, describe, test } from 'node:test';
+import { endlessUpload } from '@animal-store/testkit';
+import { createTestKeyring } from './keys-fixture.js';
+import { PROXY_TEST_PATHS, startGateway, startRecordingUpstream, writeDocument, type RecordingUpstream, type RunningGateway } from './helpers.js';
+
+describe('early answers close the connection instead of draining the body', () => {
+  let upstream: RecordingUpstream;
+  let gateway: RunningGateway;
+  let token: string;
+
+  before(async () => {
+    upstream = await startRecordingUpstream();
+    const keyring = await createTestKeyring();
+    token = (await keyring.issue()).token;
+    gateway = await startGateway({ UPSTREAM_URL: upstream.url, OPENAPI_FILE: writeDocument(PROXY_TEST_PATHS), JWKS_FILE: keyring.files.jwks });
+  });
+  after(async () => {
+    await gateway?.close();
+    await upstream?.close();
+  });
+
+  const CASES: [name: string, head: () => string, status: number][] = [
+    ['a 256 MiB POST to an unknown path', () => 'POST /v1/nowhere HTTP/1.1\r\nHost: gw\r\nContent-Length: 268435456\r\n\r\n', 404],
+    ['an unauthenticated 256 MiB POST', () => 'POST /v1/echo HTTP/1.1\r\nHost: gw\r\nContent-Length: 268435456\r\n\r\n', 401],
+    ['an endless chunked upload with a key', () => `POST /v1/echo HTTP/1.1\r\nHost: gw\r\nAuthorization: Bearer ${token}\r\nTransfer-Encoding: chunked\r\n\r\n40000\r\n`, 413],
+  ];
+  for (const [name, head, status] of CASES) {
+    test(`${name}: the ${status} arrives, then the gateway stops reading within its bounds`, async () => {
+      const { reply, sent, closedAfterMs } = await endlessUpload(gateway.port, head());
+      assert.match(reply, new RegExp(`^HTTP/1\\.1 ${status} `));
+      assert.match(reply, /\r\nconnection: close\r\n/i);
+      assert.ok(closedAfterMs !== undefined && closedAfterMs < 4000, `closed after ${closedAfterMs} ms`);
+      // At most the lingering 4 MiB are read; the rest is what the kernels' buffers held.
+      assert.ok(sent < 48 * 1024 * 1024, `the client could send ${(sent / 1048576).toFixed(0)} MiB`);
+      assert.equal(upstream.requests.some((r) => r.method === 'POST'), false);
+    });
+  }
+
+  test('a 2 MiB chunked upload over the limit always receives its 413, never a reset', async () => {
+    const body = Buffer.alloc(2 * 1024 * 1024, 0x62);
+    for (let i = 0; i < 20; i++) {
+      const reply = await new Promise<string>((resolve) => {
+        const socket = connect(gateway.port, '127.0.0.1', () => {
+          socket.write(`POST /v1/echo HTTP/1.1\r\nHost: gw\r\nAuthorization: Bearer ${token}\r\nTransfer-Encoding: chunked\r\n\r\n${body.length.toString(16)}\r\n`);
+          socket.write(body);
+          socket.write('\r\n0\r\n\r\n');
+        });
+        let text = '';
+        socket.on('data', (data) => (text += data.toString('latin1')));
+        socket.on('error', () => {});
+        socket.on('close', () => resolve(text));
+      });
+      assert.match(reply, /^HTTP\/1\.1 413 /, `attempt ${i}: ${JSON.stringify(reply.slice(0, 80))}`);
+    }
+  });
+
+  test('a request whose body is read keeps its connection alive', async () => {
+    const reply = await new Promise<string>((resolve) => {
+      const socket = connect(gateway.port, '127.0.0.1', () => {
+        const post = `POST /v1/echo HTTP/1.1\r\nHost: gw\r\nAuthorization: Bearer ${token}\r\nContent-Length: 2\r\n\r\n{}`;
+        socket.write(post + post);
+      });
+      let text = '';
+      socket.on('data', (data) => {
+        text += data.toString('latin1');
+        if ((text.match(/HTTP\/1\.1 200 /g) ?? []).length === 2) socket.destroy();
+      });
+      socket.on('close', () => resolve(text));
+    });
+    assert.equal((reply.match(/HTTP\/1\.1 200 /g) ?? []).length, 2);
+    assert.doesNotMatch(reply, /connection: close/i);
+  });
+});
