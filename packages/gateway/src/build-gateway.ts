@@ -71,6 +71,8 @@ export function buildGateway(config: GatewayConfig, deps: BuildDeps): BuiltGatew
   // With limits in Redis, the deny-list is asked in the limit's round trip; otherwise on its own.
   const authentication = createAuthentication(config.auth, { now, redisRevocations: rateLimiting?.checksRevocation === true ? undefined : revocations });
   const readiness = redis === undefined ? [] : [{ name: 'redis', ready: () => redis.ping().then(() => true, () => false) }];
+  // Ready once the deny-list's copy is loaded: before it, a Redis hiccup would refuse every key.
+  if (revocations !== undefined) readiness.push({ name: 'revocations copy', ready: async () => revocations.copied() });
   const server = createGateway(config, { logger, upstream, operations, readiness, authenticate: authentication?.authenticate, rateLimiting, now });
   return {
     server,

@@ -4,6 +4,8 @@ import { Redis } from 'ioredis';
 import { redisSkipReason, startRedis, type RedisServer } from '@animal-store/testkit';
 import { createRedisRevocations } from '../src/auth/index.js';
 import { createRedisClient, redisKeyNames } from '../src/redis/index.js';
+import { createTestKeyring } from './keys-fixture.js';
+import { PROXY_TEST_PATHS, startGateway, startRecordingUpstream, waitUntilReady, writeDocument } from './helpers.js';
 
 const SIZE = 200_000;
 
@@ -37,6 +39,35 @@ describe('the local copy of a very large deny-list', { skip: redisSkipReason() }
     } finally {
       revocations.close();
       await client.close();
+    }
+  });
+});
+
+describe('readiness waits for the deny-list copy', { skip: redisSkipReason() }, () => {
+  test('a gateway started while Redis is down is not ready until its copy is read; from then on an outage is answered from it', async () => {
+    const redis = await startRedis();
+    const upstream = await startRecordingUpstream();
+    const keyring = await createTestKeyring();
+    await redis.stop();
+    const gateway = await startGateway(
+      { UPSTREAM_URL: upstream.url, OPENAPI_FILE: writeDocument(PROXY_TEST_PATHS), JWKS_FILE: keyring.files.jwks, REDIS_URL: redis.url, REDIS_COMMAND_TIMEOUT_MS: '200' },
+      undefined,
+      undefined,
+      { waitForRedis: false },
+    );
+    try {
+      const down = await fetch(`${gateway.url}/readyz`);
+      assert.equal(down.status, 503);
+      assert.match(((await down.json()) as { message: string }).message, /revocations copy/);
+      await redis.restart();
+      await waitUntilReady(gateway.url);
+      await redis.stop();
+      const { token } = await keyring.issue();
+      assert.equal((await fetch(`${gateway.url}/v1/echo`, { headers: { authorization: `Bearer ${token}` } })).status, 200);
+    } finally {
+      await gateway.close();
+      await upstream.close();
+      await redis.close();
     }
   });
 });

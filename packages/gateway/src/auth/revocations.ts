@@ -110,6 +110,8 @@ export interface RedisRevocations extends RevocationList {
   fromCopy(keyId: string): boolean;
   /** Redis said `keyId` is revoked: the copy keeps it, so an outage cannot bring it back to life. */
   remember(keyId: string): void;
+  /** True once a whole copy was read: from then on an outage is answered from it, not with 503s. */
+  copied(): boolean;
 }
 
 /**
@@ -164,6 +166,7 @@ export function createRedisRevocations(redis: RedisClient, options: RedisRevocat
     },
     fromCopy,
     remember,
+    copied: () => loaded,
     close() {
       clearInterval(timer);
     },
