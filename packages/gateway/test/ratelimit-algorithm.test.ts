@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Redis } from 'ioredis';
+import { seededRandom } from './seeded-random.js';
 import { redisSkipReason, startRedis, type RedisServer } from '@animal-store/testkit';
 import { createMemoryLimiter } from '../src/ratelimit/memory-limiter.js';
 import type { Limiter, Policy, RateDecision } from '../src/ratelimit/policy.js';
@@ -17,21 +18,9 @@ const POLICY: Policy = {
   ban: undefined,
 };
 
-/** A seeded PRNG (mulberry32): failures replay exactly. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** Increasing timestamps: bursts, pauses and steady stretches. */
 function timeline(seed: number, count: number): number[] {
-  const next = random(seed);
+  const next = seededRandom(seed);
   const times: number[] = [];
   let t = 1_800_000_000_000 + Math.floor(next() * 100_000);
   for (let i = 0; i < count; i++) {

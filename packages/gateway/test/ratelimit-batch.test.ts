@@ -3,6 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { Redis } from 'ioredis';
+import { seededRandom } from './seeded-random.js';
 import { redisSkipReason, startRedis, temporaryDir, type RedisServer } from '@animal-store/testkit';
 import type { Limiter, LimitRequest, Policy, RateDecision } from '../src/ratelimit/policy.js';
 import { createRedisLimiter } from '../src/ratelimit/redis-limiter.js';
@@ -19,18 +20,6 @@ const POLICY: Policy = {
   ],
   ban: { strikes: 4, strikeWindowMs: 5_000, banMs: 20_000 },
 };
-
-/** A seeded PRNG (mulberry32): failures replay exactly. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** What must be identical, batched or not. */
 const view = (d: RateDecision) => ({ allowed: d.allowed, banned: d.banned, revoked: d.revoked === true, retryAt: d.retryAt, now: d.now, windows: d.windows });
@@ -66,7 +55,7 @@ describe('batched decisions on one Redis', { skip: redisSkipReason() }, () => {
     let batchedCalls = 0;
     let requests = 0;
     for (let seed = 1; seed <= 16; seed++) {
-      const next = random(seed);
+      const next = seededRandom(seed);
       let now = 1_800_000_000_000 + Math.floor(next() * 100_000);
       const instances: Limiter[] = clients.slice(0, 3).map((client) => createRedisLimiter(client, { prefix: `b${seed}`, now: () => now }));
       const reference = createRedisLimiter(clients[3] as RedisClient, { prefix: `s${seed}`, now: () => now });
