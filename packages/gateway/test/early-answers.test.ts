@@ -1,9 +1,13 @@
 import assert from 'node:assert/strict';
-import { connect } from 'node:net';
+import { readdirSync } from 'node:fs';
+import { connect, type Socket } from 'node:net';
+import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
-import { endlessUpload } from '@animal-store/testkit';
+import { endlessUpload, startService } from '@animal-store/testkit';
 import { createTestKeyring } from './keys-fixture.js';
 import { PROXY_TEST_PATHS, startGateway, startRecordingUpstream, writeDocument, type RecordingUpstream, type RunningGateway } from './helpers.js';
+
+const MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url));
 
 describe('early answers close the connection instead of draining the body', () => {
   let upstream: RecordingUpstream;
@@ -71,5 +75,42 @@ describe('early answers close the connection instead of draining the body', () =
     });
     assert.equal((reply.match(/HTTP\/1\.1 200 /g) ?? []).length, 2);
     assert.doesNotMatch(reply, /connection: close/i);
+  });
+});
+
+describe('sockets of refused requests cost the gateway a bounded time', () => {
+  test('200 clients too slow to send their headers, answered 408, that then never read nor close: their descriptors are freed within seconds', async () => {
+    const upstream = await startRecordingUpstream();
+    const gateway = await startService({ entry: MAIN, env: { PORT: '0', AUTH: 'off', RATE_LIMITS: 'off', HEADERS_TIMEOUT_MS: '500', UPSTREAM_URL: upstream.url, OPENAPI_FILE: writeDocument(PROXY_TEST_PATHS) } });
+    const port = Number(new URL(gateway.url).port);
+    const descriptors = () => readdirSync(`/proc/${gateway.child.pid}/fd`).length;
+    const sockets: Socket[] = [];
+    try {
+      const baseline = descriptors();
+      await Promise.all(
+        Array.from({ length: 200 }, () =>
+          new Promise<void>((resolve) => {
+            // allowHalfOpen: our FIN gets no FIN back, as from a client that never closes.
+            const socket = connect({ port, host: '127.0.0.1', allowHalfOpen: true }, () => socket.write('GET /v1/echo HTTP/1.1\r\nHost: gw\r\n'));
+            socket.on('error', () => {});
+            // Keep the socket, read the answer's first bytes then stop reading, never close.
+            socket.once('data', () => {
+              socket.pause();
+              resolve();
+            });
+            sockets.push(socket);
+          }),
+        ),
+      );
+      const deadline = Date.now() + 6000;
+      while (descriptors() > baseline + 5) {
+        assert.ok(Date.now() < deadline, `the gateway still holds ${descriptors() - baseline} more descriptors than before`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await gateway.stop();
+      await upstream.close();
+    }
   });
 });

@@ -1,5 +1,6 @@
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
+import { DEFAULT_LINGER } from './early-answer.js';
 
 /** The Error body both services use: `status` equals the HTTP status. */
 export interface ErrorBodyShape {
@@ -24,7 +25,9 @@ export type ClientErrorHeaders = (kind: ClientErrorKind, error: NodeJS.ErrnoExce
 /**
  * A `clientError` listener: answers a request Node's parser refused (malformed, headers too large,
  * too slow to arrive) with the Error body `bodyFor` gives, where the socket still takes an answer,
- * then closes the connection. A reset socket is simply destroyed.
+ * then closes the connection. A reset socket is simply destroyed, and so is one whose client has
+ * not closed its side `DEFAULT_LINGER.maxMs` after the answer: a client that never reads nor
+ * closes must not hold a descriptor of ours for as long as it likes.
  */
 export function createClientErrorHandler(bodyFor: (kind: ClientErrorKind) => ErrorBodyShape, headersFor?: ClientErrorHeaders) {
   return function onClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
@@ -42,6 +45,9 @@ export function createClientErrorHandler(bodyFor: (kind: ClientErrorKind) => Err
         `HTTP/1.1 ${body.status} ${STATUS_CODES[body.status]}\r\nconnection: close\r\n${extra}` +
           `content-type: application/json\r\ncontent-length: ${Buffer.byteLength(json)}\r\n\r\n${json}`,
       );
+      const timer = setTimeout(() => socket.destroy(), DEFAULT_LINGER.maxMs);
+      timer.unref();
+      socket.once('close', () => clearTimeout(timer));
     };
     if (headersFor === undefined) return answer({});
     headersFor(kind, error, socket).then(answer, () => answer({}));
