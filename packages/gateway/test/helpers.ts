@@ -98,6 +98,8 @@ const DEFAULT_BEHAVIOURS: Record<string, Behaviour> = {
     res.write('only part of the body');
   },
   '/reset': (req) => req.socket.destroy(),
+  // Switching protocols on a request that asked for no upgrade, and keeping the connection.
+  '/switch': (req) => req.socket.write('HTTP/1.1 101 Switching Protocols\r\nConnection: upgrade\r\nUpgrade: websocket\r\n\r\n'),
   // Three digits Node's client accepts but no server may send.
   '/weird': (req) => req.socket.end('HTTP/1.1 099 Odd\r\ncontent-length: 0\r\n\r\n'),
   '/hop': (_req, res) => {
@@ -139,6 +141,7 @@ export const PROXY_TEST_PATHS = {
   '/hold': { get: { operationId: 'hold' } },
   '/reset': { get: { operationId: 'reset' } },
   '/weird': { get: { operationId: 'weird' } },
+  '/switch': { get: { operationId: 'switch' } },
   '/hop': { get: { operationId: 'hop' } },
   '/big': { get: { operationId: 'big' } },
   '/stall': { get: { operationId: 'stall' } },

@@ -147,6 +147,13 @@ for (const engine of PROXY_ENGINES) {
       assert.equal((await fetch(`${gateway.url}/v1/echo`)).status, 200);
     });
 
+    test('an upstream answering 101 to a request that asked for no upgrade is an immediate 502', async () => {
+      const started = performance.now();
+      await assertGatewayError(await fetch(`${gateway.url}/v1/switch`), 502, 'bad_gateway');
+      assert.ok(performance.now() - started < 2000, `answered after ${Math.round(performance.now() - started)} ms`);
+      assert.equal((await fetch(`${gateway.url}/v1/echo`)).status, 200);
+    });
+
     test('a client that goes away destroys the upstream request', async () => {
       const abandonedBefore = upstream.abandoned.length;
       const controller = new AbortController();

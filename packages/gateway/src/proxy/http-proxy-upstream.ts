@@ -1,6 +1,6 @@
 import { Agent, request as httpRequest, type ClientRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import { Readable } from 'node:stream';
+import { Readable, type Duplex } from 'node:stream';
 import httpProxy from 'http-proxy';
 import { downstreamHeaders } from '../http/upstream-headers.js';
 import {
@@ -56,6 +56,12 @@ export function createHttpProxyUpstream(options: UpstreamOptions): Upstream {
       return;
     }
     exchange.proxyReq = proxyReq;
+    // A 101 to a request that asked for no upgrade is no answer: Node hands it to 'upgrade'
+    // listeners only, and without one the exchange would wait out the timeout (a 504).
+    proxyReq.once('upgrade', (_res: IncomingMessage, socket: Duplex) => {
+      socket.destroy();
+      finish(exchange, { kind: 'failed', code: 'bad_gateway', cause: new BadUpstreamStatusError(101) });
+    });
   });
 
   proxy.on('proxyRes', (proxyRes, req, res) => {
