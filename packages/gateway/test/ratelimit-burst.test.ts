@@ -1,0 +1,50 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { redisSkipReason, startRedis, type RedisServer } from '@animal-store/testkit';
+import { createTestKeyring } from './keys-fixture.js';
+import { PROXY_TEST_PATHS, startGateway, startRecordingUpstream, waitUntilReady, writeDocument, type RecordingUpstream, type RunningGateway } from './helpers.js';
+
+// Issue "hold the guarantees under bursts": with the default 50 ms command budget, a burst that
+// keeps the gateway's event loop busy must not turn healthy Redis replies into timeouts (and so
+// into local admissions on top of what Redis admitted).
+describe('exact admission under a burst, default settings, two instances on one Redis', { skip: redisSkipReason() }, () => {
+  let redis: RedisServer;
+  let upstream: RecordingUpstream;
+  let keyring: Awaited<ReturnType<typeof createTestKeyring>>;
+  const gateways: RunningGateway[] = [];
+
+  before(async () => {
+    redis = await startRedis();
+    upstream = await startRecordingUpstream();
+    keyring = await createTestKeyring();
+    const env = { UPSTREAM_URL: upstream.url, OPENAPI_FILE: writeDocument(PROXY_TEST_PATHS), JWKS_FILE: keyring.files.jwks, REDIS_URL: redis.url, RATE_LIMITS: 'on' };
+    gateways.push(await startGateway(env), await startGateway(env));
+    for (const gateway of gateways) await waitUntilReady(gateway.url);
+  });
+  after(async () => {
+    for (const gateway of gateways) await gateway.close();
+    await upstream?.close();
+    await redis?.close();
+  });
+
+  async function burst(count: number, token: string): Promise<Record<number, number>> {
+    const statuses = await Promise.all(
+      Array.from({ length: count }, (_, i) =>
+        fetch(`${(gateways[i % 2] as RunningGateway).url}/v1/echo`, { headers: { authorization: `Bearer ${token}` } }).then(async (res) => (await res.arrayBuffer(), res.status)),
+      ),
+    );
+    const counts: Record<number, number> = {};
+    for (const status of statuses) counts[status] = (counts[status] ?? 0) + 1;
+    return counts;
+  }
+
+  test('3,000 in parallel on a free key (60 a minute): exactly 60 admitted', async () => {
+    const { token } = await keyring.issue({ plan: 'free', sub: 'burst-free' });
+    assert.deepEqual(await burst(3000, token), { 200: 60, 429: 2940 });
+  });
+
+  test('3,000 in parallel on a business key (1,000 a minute): exactly 1,000 admitted', async () => {
+    const { token } = await keyring.issue({ plan: 'business', sub: 'burst-business' });
+    assert.deepEqual(await burst(3000, token), { 200: 1000, 429: 2000 });
+  });
+});
