@@ -109,6 +109,25 @@ describe('rate limits when Redis fails', { skip: redisSkipReason() }, () => {
     await untilLimitIs(gateway.url, token, '300');
   });
 
+  test('during a Redis stall, only the first requests and one probe at a time wait for Redis: the rest go straight to the policy', async () => {
+    const gateway = await gatewayWith('local');
+    const { token } = await keyring.issue({ plan: 'pro', sub: 'stalled' });
+    await untilLimitIs(gateway.url, token, '300');
+    const scriptCalls = async () => Number(/cmdstat_evalsha:calls=(\d+)/.exec(await admin.info('commandstats'))?.[1] ?? 0);
+    const before = await scriptCalls();
+    await admin.call('CLIENT', 'PAUSE', '3000', 'WRITE');
+    // 60 requests one after another within the stall, each answered by the local policy.
+    for (let i = 0; i < 60; i++) {
+      const { res } = await timed(gateway.url, token);
+      assert.equal(res.status, 200);
+      assert.equal(res.headers.get('x-ratelimit-limit'), '150', 'the local share of the plan');
+    }
+    await new Promise((resolve) => setTimeout(resolve, 3100)); // the held calls run once the pause ends
+    const asked = (await scriptCalls()) - before;
+    assert.ok(asked <= 12, `Redis was asked ${asked} times for 60 requests during the stall`);
+    await untilLimitIs(gateway.url, token, '300');
+  });
+
   test('a client that leaves while its request waits on Redis sends nothing upstream', async () => {
     const gateway = await gatewayWith('local', '2000');
     const { token } = await keyring.issue({ plan: 'pro', sub: 'impatient' });

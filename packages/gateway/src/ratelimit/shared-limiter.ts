@@ -1,3 +1,4 @@
+import { createCircuitBreaker } from './circuit-breaker.js';
 import { createMemoryLimiter } from './memory-limiter.js';
 import { heldDecision, revokedDecision, type Limiter, type LimitRequest, type RateDecision } from './policy.js';
 
@@ -42,12 +43,20 @@ interface Denial {
  *   refusal can never over-admit), its refusals carried to Redis as strikes on the next call;
  * - failures: `open` admits (headers from a local view, flagged degraded), `closed` refuses with
  *   503, `local` limits in process at a share of the plan. No request waits past the command
- *   budget (no offline queue), and the next request after Redis returns is decided by Redis again.
+ *   budget (no offline queue); after `FAILURES_TO_OPEN` failures in a row none waits at all for
+ *   `OPEN_MS` (a circuit breaker), then one request probes Redis, and Redis decides again as soon
+ *   as it answers.
  */
+/** Failures in a row (each a command budget spent waiting) before Redis is left alone a while. */
+export const FAILURES_TO_OPEN = 3;
+/** How long Redis is left alone before one request probes it again. */
+export const OPEN_MS = 500;
+
 export function createSharedLimiter(options: SharedLimiterOptions): Limiter {
   const now = options.now ?? Date.now;
   const local = createMemoryLimiter({ now, share: options.onFailure === 'local' ? options.localShare : 1 });
   const denials = new Map<string, Denial>();
+  const guarded = createCircuitBreaker({ failuresToOpen: FAILURES_TO_OPEN, openMs: OPEN_MS, now });
 
   return {
     async check(request: LimitRequest): Promise<RateDecision> {
@@ -68,7 +77,7 @@ export function createSharedLimiter(options: SharedLimiterOptions): Limiter {
       }
       let decision: RateDecision;
       try {
-        decision = await options.shared.check({ ...request, pendingStrikes });
+        decision = await guarded(() => options.shared.check({ ...request, pendingStrikes }));
       } catch (error) {
         options.onDegraded?.(error);
         // The revocation first, as the authenticator would: an unknown deny-list fails closed
