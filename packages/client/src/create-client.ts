@@ -1,0 +1,200 @@
+import { ApiError, apiErrorOf } from './api-error.js';
+import { deprecationOf, parseLinks, rateLimitOf, type DeprecationNotice, type RateLimitState } from './response-headers.js';
+import { DEFAULT_RETRY, nextStep, type RetrySettings } from './retry-policy.js';
+import type { NewPet, Pet, PetStatus, Usage } from './types.js';
+
+export interface ClientOptions {
+  /** The API's base address, ending with the version segment: `https://api.animal-store.example/v1`. */
+  readonly baseUrl: string;
+  /** The API key, sent as `Authorization: Bearer <apiKey>`. */
+  readonly apiKey: string;
+  readonly retry?: {
+    /** Attempts per call, the first included (default 4; 1 turns retries off). */
+    readonly maxAttempts?: number;
+    /** The longest the client waits before one retry (default 120,000 ms: a minute window's wait, with room; never a day's): a longer `Retry-After` fails at once. */
+    readonly maxDelayMs?: number;
+  };
+  /** The `fetch` to use (default: the global one). */
+  readonly fetch?: typeof fetch;
+  /** Called once per operation, the first time one of its answers carries `Deprecation`. */
+  readonly onDeprecation?: (notice: DeprecationNotice) => void;
+  /** A number in [0, 1) for the backoff's jitter (default `Math.random`); tests inject their own. */
+  readonly random?: () => number;
+  /** Waits `ms`, rejecting with the signal's reason when it aborts; tests inject their own. */
+  readonly sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+}
+
+export interface CallOptions {
+  /** Aborts the call, its waits between retries included. */
+  readonly signal?: AbortSignal;
+}
+
+export interface ListOptions {
+  readonly status?: PetStatus;
+  /** Page size: 1 to 100 (the service's default is 20). */
+  readonly limit?: number;
+}
+
+export interface CreateOptions extends CallOptions {
+  /** Makes the create safe to repeat; generated per call when not given, and reused by its retries. */
+  readonly idempotencyKey?: string;
+}
+
+export interface AnimalStoreClient {
+  /** One page of pets (`listPets`). */
+  listPets(query?: ListOptions, options?: CallOptions): Promise<Pet[]>;
+  /** Every pet, page after page, following `Link: <…>; rel="next"`. */
+  allPets(query?: ListOptions, options?: CallOptions): AsyncIterable<Pet>;
+  /** Adds a pet (`createPet`); its retries carry the same `Idempotency-Key`, so it is created once. */
+  createPet(pet: NewPet, options?: CreateOptions): Promise<Pet>;
+  /** One pet by id (`getPet`, deprecated: prefer `listPets` with a `status`). */
+  getPet(id: number, options?: CallOptions): Promise<Pet>;
+  /** The caller's plan, what is left of each window, any ban and the key's expiry; charges nothing. */
+  usage(options?: CallOptions): Promise<Usage>;
+  /** The `X-RateLimit-*` headers of the latest answer, `undefined` before the first. */
+  readonly lastRateLimit: RateLimitState | undefined;
+}
+
+interface Call {
+  readonly operation: string;
+  readonly method: 'GET' | 'POST';
+  readonly url: URL;
+  readonly body?: unknown;
+  readonly idempotencyKey?: string;
+  readonly signal: AbortSignal | undefined;
+}
+
+/**
+ * A client of the Animal Store API that keeps the interface's side of the rate-limit contract:
+ * it waits for `Retry-After` on a 429, never retries a banned key, backs off exponentially with
+ * full jitter on 502/503/504 and network errors (only for calls safe to repeat), and gives every
+ * create an `Idempotency-Key`. Failures throw `ApiError`.
+ */
+export function createClient(options: ClientOptions): AnimalStoreClient {
+  const base = baseUrlOf(options.baseUrl);
+  if (typeof options.apiKey !== 'string' || options.apiKey === '') throw new TypeError('apiKey must be a non-empty string');
+  const settings: RetrySettings = {
+    ...DEFAULT_RETRY,
+    ...(options.retry?.maxAttempts === undefined ? {} : { maxAttempts: options.retry.maxAttempts }),
+    ...(options.retry?.maxDelayMs === undefined ? {} : { maxDelayMs: options.retry.maxDelayMs }),
+  };
+  if (!Number.isInteger(settings.maxAttempts) || settings.maxAttempts < 1) throw new TypeError('retry.maxAttempts must be an integer ≥ 1');
+  if (!(settings.maxDelayMs >= 0)) throw new TypeError('retry.maxDelayMs must be a number ≥ 0');
+  const fetchImpl = options.fetch ?? globalThis.fetch;
+  const random = options.random ?? Math.random;
+  const sleep = options.sleep ?? abortableSleep;
+  const authorization = `Bearer ${options.apiKey}`;
+  const warned = new Set<string>();
+  let lastRateLimit: RateLimitState | undefined;
+
+  /** The answer, once it is a success; every retry decision is made here. */
+  async function send(call: Call): Promise<Response> {
+    const headers: Record<string, string> = { accept: 'application/json', authorization };
+    if (call.body !== undefined) headers['content-type'] = 'application/json';
+    if (call.idempotencyKey !== undefined) headers['idempotency-key'] = call.idempotencyKey;
+    const body = call.body === undefined ? undefined : JSON.stringify(call.body);
+    const replayable = call.method === 'GET' || call.idempotencyKey !== undefined;
+    for (let attempt = 1; ; attempt += 1) {
+      call.signal?.throwIfAborted();
+      let response: Response;
+      try {
+        response = await fetchImpl(call.url, { method: call.method, headers, body, signal: call.signal });
+      } catch (failure) {
+        if (call.signal?.aborted === true) throw call.signal.reason;
+        const verdict = nextStep(attempt, { kind: 'network' }, replayable, settings, random);
+        if (!verdict.retry) throw failure;
+        await sleep(verdict.delayMs, call.signal);
+        continue;
+      }
+      lastRateLimit = rateLimitOf(response.headers) ?? lastRateLimit;
+      noticeDeprecation(call.operation, response);
+      if (response.ok) return response;
+      const error = await apiErrorOf(response);
+      const verdict = nextStep(attempt, { kind: 'answer', status: error.status, code: error.code, retryAfterSeconds: error.retryAfterSeconds }, replayable, settings, random);
+      if (!verdict.retry) throw error;
+      await sleep(verdict.delayMs, call.signal);
+    }
+  }
+
+  function noticeDeprecation(operation: string, response: Response): void {
+    if (options.onDeprecation === undefined || warned.has(operation)) return;
+    const notice = deprecationOf(operation, response.headers, response.url || base.href);
+    if (notice === undefined) return;
+    warned.add(operation);
+    options.onDeprecation(notice);
+  }
+
+  const listUrl = (query: ListOptions = {}): URL => {
+    const url = new URL(`${base.href}/pets`);
+    if (query.limit !== undefined) url.searchParams.set('limit', String(query.limit));
+    if (query.status !== undefined) url.searchParams.set('status', query.status);
+    return url;
+  };
+
+  return {
+    get lastRateLimit() {
+      return lastRateLimit;
+    },
+    async listPets(query, callOptions) {
+      const response = await send({ operation: 'listPets', method: 'GET', url: listUrl(query), signal: callOptions?.signal });
+      return (await response.json()) as Pet[];
+    },
+    async *allPets(query, callOptions) {
+      let url: URL | undefined = listUrl(query);
+      while (url !== undefined) {
+        const response = await send({ operation: 'listPets', method: 'GET', url, signal: callOptions?.signal });
+        const page = (await response.json()) as Pet[];
+        const next: { href: string } | undefined = parseLinks(response.headers.get('link'), url.href).find((link) => link.rels.includes('next'));
+        url = next === undefined ? undefined : new URL(next.href);
+        yield* page;
+      }
+    },
+    async createPet(pet, callOptions) {
+      const idempotencyKey = callOptions?.idempotencyKey ?? globalThis.crypto.randomUUID();
+      const response = await send({ operation: 'createPet', method: 'POST', url: new URL(`${base.href}/pets`), body: pet, idempotencyKey, signal: callOptions?.signal });
+      return (await response.json()) as Pet;
+    },
+    async getPet(id, callOptions) {
+      if (!Number.isSafeInteger(id)) throw new TypeError('id must be an integer');
+      const response = await send({ operation: 'getPet', method: 'GET', url: new URL(`${base.href}/pets/${id}`), signal: callOptions?.signal });
+      return (await response.json()) as Pet;
+    },
+    async usage(callOptions) {
+      const response = await send({ operation: 'getUsage', method: 'GET', url: new URL(`${base.href}/usage`), signal: callOptions?.signal });
+      return (await response.json()) as Usage;
+    },
+  };
+}
+
+/** `baseUrl` checked: an http(s) URL whose path ends with `/v1`, without a trailing slash. */
+function baseUrlOf(baseUrl: string): URL {
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    throw new TypeError(`baseUrl is not a URL: ${baseUrl}`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new TypeError('baseUrl must be http: or https:');
+  url.pathname = url.pathname.replace(/\/+$/, '');
+  if (!/\/v\d+$/.test(url.pathname)) throw new TypeError(`baseUrl must end with the version segment, like https://api.animal-store.example/v1 (got ${baseUrl})`);
+  url.search = '';
+  url.hash = '';
+  return url;
+}
+
+function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted === true) return reject(signal.reason);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+export { ApiError };
