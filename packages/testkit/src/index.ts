@@ -1,3 +1,4 @@
+export { chromiumSkipReason, renderedDom, screenshot } from './chromium.js';
 export { TEST_ENV } from './config.js';
 export { freePort } from './free-port.js';
 export { startRedisCluster, type RedisCluster } from './redis-cluster.js';

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { parseList, type Item } from 'structured-headers';
 import { rateLimitHeaders } from './headers.js';
 import { createMemoryLimiter } from './memory-limiter.js';
 import { minuteAndDay } from './policy.js';
@@ -93,4 +94,71 @@ test('a request the limit can never admit gets no Retry-After', async () => {
   assert.equal(decision.allowed, false);
   assert.equal(decision.retryAt, undefined);
   assert.equal(rateLimitHeaders(decision)['retry-after'], undefined);
+});
+
+/**
+ * Throws unless the draft fields of `headers` are what draft-ietf-httpapi-ratelimit-headers-11
+ * allows: RFC 9651 Lists of String items; RateLimit-Policy with q (non-negative Integer) and w
+ * (positive Integer); RateLimit naming those policies with r and t (non-negative Integers); a
+ * Retry-After no earlier than the effective window of an exhausted policy.
+ */
+function assertDraft11(headers: Record<string, string>): void {
+  const policies = parseList(headers['ratelimit-policy'] ?? '') as Item[];
+  assert.ok(policies.length > 0, 'RateLimit-Policy is a non-empty List');
+  for (const [name, params] of policies) {
+    assert.equal(typeof name, 'string', 'a policy item is a String');
+    const q = params.get('q');
+    const w = params.get('w');
+    assert.ok(Number.isInteger(q) && (q as number) >= 0, `q=${String(q)}`);
+    assert.ok(Number.isInteger(w) && (w as number) > 0, `w=${String(w)}`);
+  }
+  const limits = parseList(headers.ratelimit ?? '') as Item[];
+  assert.deepEqual(limits.map(([name]) => name), policies.map(([name]) => name), 'RateLimit names the policies');
+  const retryAfter = headers['retry-after'] === undefined ? undefined : Number(headers['retry-after']);
+  for (const [name, params] of limits) {
+    const r = params.get('r');
+    const t = params.get('t');
+    assert.ok(Number.isInteger(r) && (r as number) >= 0, `${String(name)} r=${String(r)}`);
+    assert.ok(Number.isInteger(t) && (t as number) >= 0, `${String(name)} t=${String(t)}`);
+    if (retryAfter !== undefined && r === 0) assert.ok(retryAfter >= (t as number), `Retry-After ${retryAfter} before the end of ${String(name)}'s window (t=${String(t)})`);
+  }
+}
+
+test('draft-11: the fields hold over random traffic, refusals and bans included', async () => {
+  let seed = 7;
+  const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  let now = EDGE;
+  const limiter = createMemoryLimiter({ now: () => now });
+  const policy = minuteAndDay('small', 5, 40, { strikes: 4, strikeWindowMs: 60_000, banMs: 90_000 });
+  const seen = { allowed: 0, refused: 0, banned: 0 };
+  for (let i = 0; i < 3000; i++) {
+    now += Math.floor(random() * 4000);
+    const decision = await limiter.check({ subject: 's', keyId: 'k', policy });
+    seen[decision.banned ? 'banned' : decision.allowed ? 'allowed' : 'refused'] += 1;
+    const headers = rateLimitHeaders(decision);
+    assertDraft11(headers);
+    if (decision.banned) assert.match(headers.ratelimit ?? '', /^"minute";r=0;t=\d+, "day";r=0;t=\d+$/);
+  }
+  assert.ok(seen.allowed > 0 && seen.refused > 0 && seen.banned > 0, JSON.stringify(seen));
+});
+
+test('draft-11: a banned key is shown no quota until its ban ends, in RateLimit as in X-RateLimit-Remaining', async () => {
+  let now = EDGE;
+  const limiter = createMemoryLimiter({ now: () => now });
+  const policy = minuteAndDay('free', 1, 100, { strikes: 2, strikeWindowMs: 60_000, banMs: 300_000 });
+  await limiter.check({ subject: 'b', keyId: 'k', policy });
+  await limiter.check({ subject: 'b', keyId: 'k', policy });
+  now += 61_000; // the minute has room again, the ban does not care
+  const banned = await limiter.check({ subject: 'b', keyId: 'k', policy });
+  if (!banned.banned) await limiter.check({ subject: 'b', keyId: 'k', policy });
+  const headers = rateLimitHeaders(await limiter.check({ subject: 'b', keyId: 'k', policy }));
+  assert.equal(headers['x-ratelimit-remaining'], '0');
+  const retryAfter = Number(headers['retry-after']);
+  assert.ok(retryAfter > 60);
+  assert.equal(headers.ratelimit, `"minute";r=0;t=${retryAfter}, "day";r=0;t=${retryAfter}`);
+  assertDraft11(headers);
+});
+
+test('draft-11: a policy without windows sends neither field (both are non-empty Lists)', () => {
+  assert.deepEqual(rateLimitHeaders({ allowed: true, banned: false, policy: { name: 'none', windows: [], ban: undefined }, windows: [], retryAt: undefined, now: EDGE }), {});
 });

@@ -7,25 +7,37 @@ const seconds = (ms: number) => Math.ceil(ms / 1000);
  * - `X-RateLimit-Limit/Remaining/Reset` (Reset in Unix seconds) for the window closest to refusing;
  * - `RateLimit-Policy` and `RateLimit` (IETF httpapi draft, RFC 9651 lists) for every window;
  * - on a refusal, `Retry-After` in whole seconds ≥ 1, with `X-RateLimit-Reset` ≥ now + Retry-After;
- *   a request the limit can never admit gets no Retry-After at all (waiting would not help).
+ *   a request the limit can never admit gets no Retry-After at all (waiting would not help);
+ * - for a banned key, `RateLimit` says r=0 for every window until the ban ends, as the X- fields do.
+ * Both draft fields follow draft-ietf-httpapi-ratelimit-headers-11 (`headers.test.ts` checks them).
  */
 export function rateLimitHeaders(decision: RateDecision): Record<string, string> {
   const { now, windows } = decision;
+  // draft-ietf-httpapi-ratelimit-headers-11: both fields are non-empty Lists; without a window, neither.
+  if (windows.length === 0) return {};
+  const refusedUntil = !decision.allowed && decision.retryAt !== undefined ? decision.retryAt : undefined;
   let closest = windows[0];
   for (const window of windows) if (closest === undefined || window.remaining < closest.remaining) closest = window;
+  const item = (w: RateDecision['windows'][number]): string => {
+    // A banned key has no quota until the ban ends, whatever its windows hold (draft: r is the
+    // available quota, t the time within which no more than r may be used).
+    const remaining = decision.banned ? 0 : w.remaining;
+    const until = decision.banned && refusedUntil !== undefined ? refusedUntil : w.resetAt;
+    return `"${w.name}";r=${remaining};t=${Math.max(0, seconds(until - now))}`;
+  };
   const headers: Record<string, string> = {
     'ratelimit-policy': windows.map((w) => `"${w.name}";q=${w.limit};w=${seconds(w.windowMs)}`).join(', '),
-    ratelimit: windows.map((w) => `"${w.name}";r=${w.remaining};t=${Math.max(0, seconds(w.resetAt - now))}`).join(', '),
+    ratelimit: windows.map(item).join(', '),
   };
   if (closest !== undefined) {
     headers['x-ratelimit-limit'] = String(closest.limit);
     headers['x-ratelimit-remaining'] = String(closest.remaining);
     headers['x-ratelimit-reset'] = String(seconds(Math.max(closest.resetAt, now)));
   }
-  if (!decision.allowed && decision.retryAt !== undefined) {
-    const retryAfter = Math.max(1, seconds(decision.retryAt - now));
+  if (refusedUntil !== undefined) {
+    const retryAfter = Math.max(1, seconds(refusedUntil - now));
     headers['retry-after'] = String(retryAfter);
-    headers['x-ratelimit-reset'] = String(Math.max(seconds(decision.retryAt), Math.floor(now / 1000) + retryAfter));
+    headers['x-ratelimit-reset'] = String(Math.max(seconds(refusedUntil), Math.floor(now / 1000) + retryAfter));
     if (decision.banned) headers['x-ratelimit-remaining'] = '0';
   }
   return headers;
