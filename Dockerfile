@@ -15,6 +15,7 @@
 FROM node:22-slim AS manifests
 WORKDIR /app
 COPY package.json package-lock.json ./
+COPY packages/client/package.json packages/client/
 COPY packages/core/package.json packages/core/
 COPY packages/gateway/package.json packages/gateway/
 COPY packages/http-kit/package.json packages/http-kit/

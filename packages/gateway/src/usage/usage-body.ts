@@ -1,0 +1,28 @@
+import type { Identity } from '../auth/index.js';
+import type { RateDecision } from '../ratelimit/index.js';
+
+/** The body of `GET /v1/usage` (the `Usage` schema of the effective document). */
+export interface UsageBody {
+  readonly plan: string;
+  readonly windows: Record<string, { readonly limit: number; readonly remaining: number; readonly resetAt: number }>;
+  readonly ban: { readonly until: number } | null;
+  readonly keyExpiresAt: number | null;
+}
+
+const epochSeconds = (ms: number) => Math.ceil(ms / 1000);
+
+/**
+ * What `GET /v1/usage` tells the caller, from a decision that charged nothing (a peek): per window
+ * the limit, what is left and when it admits again (Unix seconds, as `X-RateLimit-Reset`); the
+ * key's ban while there is one; when the key expires.
+ */
+export function usageBody(identity: Identity, decision: RateDecision): UsageBody {
+  return {
+    plan: identity.plan,
+    windows: Object.fromEntries(
+      decision.windows.map((window) => [window.name, { limit: window.limit, remaining: window.remaining, resetAt: epochSeconds(Math.max(window.resetAt, decision.now)) }]),
+    ),
+    ban: decision.banned && decision.retryAt !== undefined ? { until: epochSeconds(decision.retryAt) } : null,
+    keyExpiresAt: identity.expiresAt === undefined ? null : Math.floor(identity.expiresAt / 1000),
+  };
+}
