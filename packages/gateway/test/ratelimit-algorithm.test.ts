@@ -124,6 +124,47 @@ describe('the Redis script gives the in-process answers', { skip: redisSkipReaso
     assert.equal((await limiter.check({ subject: 'c', keyId: undefined, policy: POLICY })).allowed, false);
   });
 
+  test("an account's state is one small string, written once per call however many of its requests the call holds", async () => {
+    const admin = new Redis(redis.url);
+    try {
+      let now = 1_800_000_000_500;
+      const limiter = createRedisLimiter(client, { prefix: 'one', now: () => now });
+      await admin.config('RESETSTAT');
+      const decisions = await Promise.all(Array.from({ length: 20 }, () => limiter.check({ subject: 'busy', keyId: 'k', policy: POLICY })));
+      assert.deepEqual(
+        decisions.map((d) => d.allowed),
+        Array.from({ length: 20 }, (_, i) => i < 7),
+      );
+      assert.equal(await admin.type('one:{busy}:rl'), 'string');
+      const stats = await admin.info('commandstats');
+      const scriptCalls = [...stats.matchAll(/cmdstat_eval(?:sha)?:calls=(\d+),/g)].reduce((sum, m) => sum + Number(m[1]), 0);
+      assert.equal(scriptCalls, 1, 'the 20 requests share one call');
+      assert.match(stats, /cmdstat_set:calls=1,/, 'the account is written once');
+      assert.match(stats, /cmdstat_get:calls=1,/, 'and read once');
+      // The window is 10 s of 1 s buckets, counted whole: the first bucket has left 11 s later.
+      now += 10_000;
+      assert.equal((await limiter.check({ subject: 'busy', keyId: 'k', policy: POLICY })).allowed, false, 'the state is read back');
+      now += 1_000;
+      assert.equal((await limiter.check({ subject: 'busy', keyId: 'k', policy: POLICY })).allowed, true, 'and its first bucket leaves on time');
+    } finally {
+      admin.disconnect();
+    }
+  });
+
+  test('a key left in the layout of an older release (a hash) is read as empty and replaced, not an error', async () => {
+    const admin = new Redis(redis.url);
+    try {
+      await admin.hset('old:{legacy}:rl', 'mt', '3', 'mf', '180000000', 'ml', '180000000');
+      const limiter = createRedisLimiter(client, { prefix: 'old', now: () => 1_800_000_000_500 });
+      const decision = await limiter.check({ subject: 'legacy', keyId: 'k', policy: POLICY });
+      assert.equal(decision.allowed, true);
+      assert.equal(decision.windows[0]?.remaining, 6);
+      assert.equal(await admin.type('old:{legacy}:rl'), 'string');
+    } finally {
+      admin.disconnect();
+    }
+  });
+
   test('every hash the script writes expires: refusals, strikes and bans included', async () => {
     const admin = new Redis(redis.url);
     try {

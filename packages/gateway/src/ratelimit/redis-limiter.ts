@@ -35,7 +35,10 @@ export function createRedisLimiter(redis: RedisClient, options: RedisLimiterOpti
   async function decide(requests: readonly LimitRequest[], withDenyList: boolean): Promise<RateDecision[]> {
     const keys: string[] = withDenyList ? [names.revoked] : [];
     const keyIndex = new Map<string, number>();
-    const args: (string | number)[] = [clock(), requests.length, withDenyList ? '1' : '0'];
+    // Policies once per call: the requests of a batch share a few (one per plan, say).
+    const policyIndex = new Map<string, number>();
+    const policyArgs: (string | number)[] = [];
+    const requestArgs: (string | number)[] = [];
     for (const request of requests) {
       const key = names.limits(request.subject);
       let index = keyIndex.get(key);
@@ -45,11 +48,17 @@ export function createRedisLimiter(redis: RedisClient, options: RedisLimiterOpti
         keyIndex.set(key, index);
       }
       const { policy } = request;
-      const ban = policy.ban;
-      args.push(index, request.keyId ?? '', withDenyList && request.checkRevoked === true ? '1' : '0');
-      args.push(ban?.strikes ?? 0, ban?.strikeWindowMs ?? 0, ban?.banMs ?? 0, request.pendingStrikes ?? 0, policy.windows.length);
-      for (const window of policy.windows) args.push(window.name, window.limit, window.windowMs, window.buckets);
+      const fields = policyFields(policy);
+      const signature = fields.join(',');
+      let number = policyIndex.get(signature);
+      if (number === undefined) {
+        number = policyIndex.size + 1;
+        policyIndex.set(signature, number);
+        for (const field of fields) policyArgs.push(field);
+      }
+      requestArgs.push(index, request.keyId ?? '', withDenyList && request.checkRevoked === true ? '1' : '0', number, request.pendingStrikes ?? 0);
     }
+    const args = [clock(), requests.length, withDenyList ? '1' : '0', policyIndex.size, ...policyArgs, ...requestArgs];
     const reply = (await run(keys, args)) as number[];
     const now = reply[0] as number;
     const decisions: RateDecision[] = [];
@@ -103,6 +112,14 @@ export function createRedisLimiter(redis: RedisClient, options: RedisLimiterOpti
       return outcome.decision;
     },
   };
+}
+
+/** A policy as the script reads it: ban settings, then each window. */
+function policyFields(policy: Policy): (string | number)[] {
+  const ban = policy.ban;
+  const fields: (string | number)[] = [ban?.strikes ?? 0, ban?.strikeWindowMs ?? 0, ban?.banMs ?? 0, policy.windows.length];
+  for (const window of policy.windows) fields.push(window.name, window.limit, window.windowMs, window.buckets);
+  return fields;
 }
 
 /** A request's decision from the script's reply, its fields starting at `at`. */

@@ -5,35 +5,35 @@
  * algorithm is `sliding-window.ts`'s, line for line; a batch of one is the single-request case.
  *
  * KEYS: the deny-list set first when ARGV 3 is '1' (standalone Redis; on a cluster it lives in
- *   another slot and is asked apart), then the accounts' hashes (a hash tag per account, so the
+ *   another slot and is asked apart), then the accounts' keys (a hash tag per account, so the
  *   batch runs on Redis Cluster when all its accounts share a slot).
- *   In an account's hash, per window (w = its first letter): `wt` total, `wf` first bucket, `wl`
- *   last bucket, and `w<slot>` the requests admitted in a bucket, its slot being bucket mod
- *   (buckets + 1): the buckets in use never span more than buckets + 1 in a row, so slots never
- *   collide, and field names stay 2-3 bytes (memory). Per misbehaving key: `b:<jti>` banned until
- *   (ms), `s:<jti>` strikes, `x:<jti>` when the strikes expire (ms).
- * ARGV: 1 now in ms, or '' for Redis TIME (one clock for every gateway instance, read once a batch)
- *       2 the number of requests, 3 '1' when KEYS[1] is the deny-list
- *       then per request (8 + 4 × windows fields):
- *         the index in KEYS of its account's hash (0: no limit, a revocation check alone),
- *         the key id (`jti`) whose revocation, bans and strikes apply ('' for none),
- *         '1' to refuse it when the deny-list holds it,
- *         strikes before a ban (0: no bans), strike window ms, ban ms,
- *         strikes collected locally since the last call (refusals answered from the deny cache),
- *         the number of windows, then per window: name, limit, window ms, buckets
+ * An account's key is one string: its whole state, MessagePack-encoded (`cmsgpack`, built into
+ *   Redis's Lua), read with one GET the first time the batch meets the account and written back
+ *   with one SET (with its TTL) at the end of the call when a request changed it. The state is a
+ *   flat array:
+ *     number of windows, then per window: its letter (m, d), its last bucket, the number of
+ *       buckets counted (0 when empty), and their counts from the first bucket to the last;
+ *     number of keys with a ban or strikes, then per key: its id (`jti`), banned until (ms, 0 for
+ *       none), strikes, when the strikes expire (ms).
+ *   The last bucket is kept when a window empties: a clock that steps back stays in it.
+ * ARGV: 1 now in ms, or '' for Redis TIME (one clock for every gateway instance, read once a call)
+ *       2 the number of requests, 3 '1' when KEYS[1] is the deny-list, 4 the number of policies
+ *       then per policy (4 + 4 × windows fields): strikes before a ban (0: no bans), strike window
+ *         ms, ban ms, the number of windows, then per window: name, limit, window ms, buckets
+ *       then per request (5 fields): the index in KEYS of its account's key (0: no limit, a
+ *         revocation check alone), the key id (`jti`) whose revocation, bans and strikes apply (''
+ *         for none), '1' to refuse it when the deny-list holds it, its policy's number (from 1),
+ *         strikes collected locally since the last call (refusals answered from the deny cache)
  * Returns {now, then per request: outcome (1 admitted, 0 refused, 2 banned, 3 revoked),
  *          retryAt (-1: never, 0: none), then per window: total after this request, resetAt}.
- * A revoked request is refused before anything is read or charged.
- * The common path is one HMGET (totals, bounds, the current bucket, the key's ban) and one HSET
- * per request. Invariant: while a window's total is above 0, its first bucket holds requests, so
- * no bucket is read unless one leaves the window. Bucket numbers are formatted with %d before they
- * are stored: Lua 5.1 prints large numbers as 1.8e+09.
+ * A revoked request is refused before anything is read or charged. The deny-list is asked once a
+ * call (SMISMEMBER) for every request that checks revocation.
  */
 export const RATE_LIMIT_SCRIPT = `
--- Locals, not globals: the script runs its loop once per request of the batch, and Lua 5.1 looks
--- globals up by name each time.
-local ARGV, KEYS, call = ARGV, KEYS, redis.call
-local tonumber, floor, ceil, max, format, sub, unpack = tonumber, math.floor, math.ceil, math.max, string.format, string.sub, unpack
+-- Locals, not globals: Lua 5.1 looks globals up by name each time.
+local ARGV, KEYS, call, pcall = ARGV, KEYS, redis.call, redis.pcall
+local tonumber, floor, ceil, sub, type, remove = tonumber, math.floor, math.ceil, string.sub, type, table.remove
+local encode, decode = cmsgpack.pack, cmsgpack.unpack
 
 local now
 if ARGV[1] ~= '' then
@@ -45,19 +45,84 @@ end
 local requests = tonumber(ARGV[2])
 local denyList = ARGV[3] == '1'
 
--- Field names per window letter, made once: 'mt', 'mf', 'ml' (minute), 'dt', 'df', 'dl' (day).
-local names = {}
-local function fields(p)
-  local f = names[p]
-  if f == nil then
-    f = { p .. 't', p .. 'f', p .. 'l' }
-    names[p] = f
+-- Policies, read once a call. A window is {letter, limit, ms, buckets, width}.
+local policies = {}
+local a = 5
+for i = 1, tonumber(ARGV[4]) do
+  local n = tonumber(ARGV[a + 3])
+  local wins, longest = {}, 0
+  for k = 1, n do
+    local b = a + 4 + (k - 1) * 4
+    local ms, buckets = tonumber(ARGV[b + 2]), tonumber(ARGV[b + 3])
+    local width = ms / buckets
+    wins[k] = { sub(ARGV[b], 1, 1), tonumber(ARGV[b + 1]), ms, buckets, width }
+    if ms + width > longest then longest = ms + width end
   end
-  return f
+  policies[i] = { wins = wins, n = n, strikes = tonumber(ARGV[a]), strikeMs = tonumber(ARGV[a + 1]), banMs = tonumber(ARGV[a + 2]), longest = longest }
+  a = a + 4 + n * 4
+end
+local first = a -- the first request's fields
+
+-- The deny-list, once for the whole call.
+local revoked = {}
+if denyList then
+  local asked, at = {}, {}
+  local r = first
+  for i = 1, requests do
+    if ARGV[r + 2] == '1' then asked[#asked + 1] = ARGV[r + 1] at[#asked] = i end
+    r = r + 5
+  end
+  if #asked > 0 then
+    local found = call('SMISMEMBER', KEYS[1], unpack(asked))
+    for j = 1, #asked do if found[j] == 1 then revoked[at[j]] = true end end
+  end
 end
 
-local function slot(w, bucket)
-  return w.p .. format('%d', bucket % (w.buckets + 1))
+-- Accounts met in this call: key -> {w = {letter -> window}, bans = {jti -> {until, strikes, strikesEnd}}, ttl}.
+-- A window is {first, last, total, counts}: counts[1] is the first bucket's, in a row to the last
+-- (an array that MessagePack encodes and decodes in C, so the script never loops over it to load
+-- or save an account).
+local states, touched = {}, {}
+
+local function load(key)
+  local state = states[key]
+  if state ~= nil then return state end
+  state = { w = {}, bans = {}, ttl = 0 }
+  states[key] = state
+  -- pcall: a key of another type (the hash of an older release) reads as empty and is replaced.
+  local raw = pcall('GET', key)
+  if type(raw) ~= 'string' then return state end
+  local s = decode(raw)
+  local wins, bans = s[1], s[2]
+  for i = 1, #wins, 4 do
+    local last, counts = wins[i + 1], wins[i + 3]
+    state.w[wins[i]] = { last - #counts + 1, last, wins[i + 2], counts }
+  end
+  for i = 1, #bans, 4 do
+    state.bans[bans[i]] = { bans[i + 1], bans[i + 2], bans[i + 3] }
+  end
+  return state
+end
+
+local function save(key, state)
+  local wins, bans = {}, {}
+  for letter, w in pairs(state.w) do
+    local counts = w[4]
+    if w[3] == 0 then counts = {} end
+    wins[#wins + 1] = letter
+    wins[#wins + 1] = w[2]
+    wins[#wins + 1] = w[3]
+    wins[#wins + 1] = counts
+  end
+  for id, ban in pairs(state.bans) do
+    if ban[1] > now or ban[3] > now then
+      bans[#bans + 1] = id
+      bans[#bans + 1] = ban[1]
+      bans[#bans + 1] = ban[2]
+      bans[#bans + 1] = ban[3]
+    end
+  end
+  call('SET', key, encode({ wins, bans }), 'PX', ceil(state.ttl))
 end
 
 local out = { now }
@@ -72,110 +137,79 @@ local function padded(outcome, n)
   end
 end
 
--- Writes what changed in one HSET and appends the answer. An admission keeps the hash alive (TTL
--- set when a bucket is created: it then outlives its newest bucket's stay in the longest window);
--- anything else makes sure the hash has a TTL of at least ttlFloor.
-local function finish(key, wins, n, set, longest, outcome, retryAt, admitted, newBucket, ttlFloor)
+-- Appends the answer: the outcome, retryAt, and per window its total and reset.
+local function answer(wins, ws, n, outcome, retryAt)
   out[#out + 1] = outcome
   out[#out + 1] = retryAt
   for k = 1, n do
-    local w = wins[k]
-    local f = fields(w.p)
-    if w.total ~= w.wasTotal then set[#set + 1] = f[1] set[#set + 1] = format('%d', w.total) end
-    if w.first ~= w.wasFirst then set[#set + 1] = f[2] set[#set + 1] = format('%d', w.first) end
-    if w.last ~= w.wasLast then set[#set + 1] = f[3] set[#set + 1] = format('%d', w.last) end
-    out[#out + 1] = w.total
-    if w.total == 0 then out[#out + 1] = now else out[#out + 1] = (w.first + w.buckets + 1) * w.width end
-  end
-  if #set > 0 then call('HSET', key, unpack(set)) end
-  if newBucket then
-    call('PEXPIRE', key, ceil(longest))
-  elseif not admitted and #set > 0 then
-    local ttl = call('PTTL', key)
-    if ttl == -1 or ttl < ttlFloor then call('PEXPIRE', key, ceil(max(ttlFloor, longest))) end
+    local w = ws[k]
+    out[#out + 1] = w[3]
+    if w[3] == 0 then out[#out + 1] = now else out[#out + 1] = (w[1] + wins[k][4] + 1) * wins[k][5] end
   end
 end
 
--- One request; a: the offset of its fields in ARGV.
-local function decide(a)
-  local keyIndex, keyId = tonumber(ARGV[a + 1]), ARGV[a + 2]
-  local n = tonumber(ARGV[a + 8])
-  if ARGV[a + 3] == '1' and denyList and call('SISMEMBER', KEYS[1], keyId) == 1 then return padded(3, n) end
+-- Marks the account to be written back: its TTL outlives every bucket it may count (a window
+-- and a bucket of the longest window of the policies met), and its bans and strikes.
+local function keep(key, state, policy)
+  if state.ttl == 0 then touched[#touched + 1] = key end
+  if policy.longest > state.ttl then state.ttl = policy.longest end
+end
+
+local ws, current = {}, {}
+
+-- One request; r: the offset of its fields in ARGV.
+local function decide(r, index)
+  local keyIndex, keyId = tonumber(ARGV[r]), ARGV[r + 1]
+  local policy = policies[tonumber(ARGV[r + 3])]
+  local wins, n = policy.wins, policy.n
+  if revoked[index] then return padded(3, n) end
   if keyIndex == 0 then return padded(1, n) end
   local key = KEYS[keyIndex]
-  local strikeLimit, strikeMs, banMs = tonumber(ARGV[a + 4]), tonumber(ARGV[a + 5]), tonumber(ARGV[a + 6])
-  local pending = tonumber(ARGV[a + 7])
-  local wins, read, longest = {}, {}, 0
+  local state = load(key)
 
   for k = 1, n do
-    local base = a + 8 + (k - 1) * 4
-    -- Every field in the constructor: a table that grows field by field is rehashed each time.
-    local ms, buckets = tonumber(ARGV[base + 3]), tonumber(ARGV[base + 4])
-    local w = {
-      p = sub(ARGV[base + 1], 1, 1), limit = tonumber(ARGV[base + 2]), ms = ms, buckets = buckets, width = ms / buckets, bucket = 0,
-      total = 0, first = 0, last = 0, wasTotal = 0, wasFirst = 0, wasLast = 0, current = 0, count = 0,
-    }
-    w.bucket = floor(now / w.width)
-    if w.ms + w.width > longest then longest = w.ms + w.width end
-    wins[k] = w
-    local f = fields(w.p)
-    read[#read + 1] = f[1]
-    read[#read + 1] = f[2]
-    read[#read + 1] = f[3]
-    read[#read + 1] = slot(w, w.bucket)
-  end
-  if keyId ~= '' then
-    read[#read + 1] = 'b:' .. keyId
-    read[#read + 1] = 's:' .. keyId
-    read[#read + 1] = 'x:' .. keyId
-  end
-  local h = call('HMGET', key, unpack(read))
-
-  for k = 1, n do
-    local w, o = wins[k], (k - 1) * 4
-    w.total, w.first, w.last = tonumber(h[o + 1]) or 0, tonumber(h[o + 2]) or 0, tonumber(h[o + 3]) or 0
-    w.wasTotal, w.wasFirst, w.wasLast = w.total, w.first, w.last
-    -- A clock that steps back stays in the newest bucket seen.
-    w.current = max(w.bucket, w.last)
-    if w.total > 0 and w.current == w.last then
-      if w.current == w.bucket then w.count = tonumber(h[o + 4]) or 0 else w.count = tonumber(call('HGET', key, slot(w, w.current))) or 0 end
-    else
-      w.count = 0 -- the slot, if set, holds a bucket about to leave the window
+    local win = wins[k]
+    local w = state.w[win[1]]
+    if w == nil then
+      w = { 0, 0, 0, {} }
+      state.w[win[1]] = w
     end
-    -- Drop buckets that left the window, then any empty ones, so the first bucket holds requests.
-    local lowest = w.current - w.buckets
-    while w.total > 0 and w.first < lowest do
-      local c = tonumber(call('HGET', key, slot(w, w.first))) or 0
-      w.total = w.total - c
-      call('HDEL', key, slot(w, w.first))
-      w.first = w.first + 1
-      while w.total > 0 and w.first <= w.last and (tonumber(call('HGET', key, slot(w, w.first))) or 0) == 0 do
-        w.first = w.first + 1
+    -- A clock that steps back stays in the newest bucket seen.
+    local cur = floor(now / win[5])
+    if w[2] > cur then cur = w[2] end
+    -- Drop buckets that left the window, then empty ones, so the first bucket holds requests.
+    if w[3] > 0 then
+      local lowest, counts = cur - win[4], w[4]
+      while w[1] <= w[2] and (w[1] < lowest or counts[1] == 0) do
+        w[3] = w[3] - counts[1]
+        remove(counts, 1)
+        w[1] = w[1] + 1
       end
     end
-    if w.total == 0 then w.first = w.current end
+    if w[3] == 0 then
+      w[1] = cur
+      w[4] = {}
+    end
+    ws[k], current[k] = w, cur
   end
 
-  local set = {}
-  local bannedUntil, strikes, strikesEnd = 0, 0, 0
+  local ban
   if keyId ~= '' then
-    bannedUntil = tonumber(h[n * 4 + 1]) or 0
-    strikes, strikesEnd = tonumber(h[n * 4 + 2]) or 0, tonumber(h[n * 4 + 3]) or 0
-    if bannedUntil > now then return finish(key, wins, n, set, longest, 2, bannedUntil, false, false, bannedUntil - now) end
-    if bannedUntil > 0 then call('HDEL', key, 'b:' .. keyId) end
+    ban = state.bans[keyId]
+    if ban ~= nil and ban[1] > now then return answer(wins, ws, n, 2, ban[1]) end
   end
 
   local retryAt, blocked = 0, false
   for k = 1, n do
-    local w = wins[k]
-    if w.total + 1 > w.limit then
+    local win, w = wins[k], ws[k]
+    if w[3] + 1 > win[2] then
       blocked = true
       local at = -1
-      if w.limit >= 1 then
-        local toFree = w.total + 1 - w.limit
-        for b = w.first, w.last do
-          toFree = toFree - (tonumber(call('HGET', key, slot(w, b))) or 0)
-          if toFree <= 0 then at = (b + w.buckets + 1) * w.width break end
+      if win[2] >= 1 then
+        local toFree, counts = w[3] + 1 - win[2], w[4]
+        for j = 1, #counts do
+          toFree = toFree - counts[j]
+          if toFree <= 0 then at = (w[1] + j - 1 + win[4] + 1) * win[5] break end
         end
       end
       if at == -1 or retryAt == -1 then retryAt = -1 elseif at > retryAt then retryAt = at end
@@ -183,43 +217,51 @@ local function decide(a)
   end
 
   if not blocked then
-    local newBucket = false
     for k = 1, n do
-      local w = wins[k]
-      if w.total == 0 then w.first = w.current end
-      if w.count == 0 then newBucket = true end
-      set[#set + 1] = slot(w, w.current)
-      set[#set + 1] = format('%d', w.count + 1)
-      w.total = w.total + 1
-      w.last = w.current
+      local w, cur = ws[k], current[k]
+      local counts = w[4]
+      -- Buckets without requests between the last one and this one count 0.
+      for j = #counts + 1, cur - w[1] do counts[j] = 0 end
+      local j = cur - w[1] + 1
+      counts[j] = (counts[j] or 0) + 1
+      w[3] = w[3] + 1
+      w[2] = cur
     end
-    return finish(key, wins, n, set, longest, 1, 0, true, newBucket, 0)
+    keep(key, state, policy)
+    return answer(wins, ws, n, 1, 0)
   end
 
-  if keyId ~= '' and strikeLimit > 0 then
-    if strikesEnd <= now then
-      strikes, strikesEnd = 0, now + strikeMs
+  if keyId ~= '' and policy.strikes > 0 then
+    if ban == nil then
+      ban = { 0, 0, 0 }
+      state.bans[keyId] = ban
     end
-    strikes = strikes + 1 + pending
-    if strikes >= strikeLimit then
-      call('HDEL', key, 's:' .. keyId, 'x:' .. keyId)
-      set[#set + 1] = 'b:' .. keyId
-      set[#set + 1] = format('%d', now + banMs)
-      return finish(key, wins, n, set, longest, 2, now + banMs, false, false, banMs)
+    if ban[3] <= now then ban[2], ban[3] = 0, now + policy.strikeMs end
+    ban[2] = ban[2] + 1 + tonumber(ARGV[r + 4])
+    if ban[2] >= policy.strikes then
+      ban[1], ban[2], ban[3] = now + policy.banMs, 0, 0
+      keep(key, state, policy)
+      return answer(wins, ws, n, 2, ban[1])
     end
-    set[#set + 1] = 's:' .. keyId
-    set[#set + 1] = format('%d', strikes)
-    set[#set + 1] = 'x:' .. keyId
-    set[#set + 1] = format('%d', strikesEnd)
-    return finish(key, wins, n, set, longest, 0, retryAt, false, false, strikesEnd - now)
+    keep(key, state, policy)
+    return answer(wins, ws, n, 0, retryAt)
   end
-  return finish(key, wins, n, set, longest, 0, retryAt, false, false, 0)
+  return answer(wins, ws, n, 0, retryAt)
 end
 
-local a = 3
-for r = 1, requests do
-  decide(a)
-  a = a + 8 + 4 * tonumber(ARGV[a + 8])
+local r = first
+for i = 1, requests do
+  decide(r, i)
+  r = r + 5
+end
+-- Written once per account, whatever number of its requests the call held.
+for _, key in ipairs(touched) do
+  local state = states[key]
+  for _, ban in pairs(state.bans) do
+    if ban[1] - now > state.ttl then state.ttl = ban[1] - now end
+    if ban[3] - now > state.ttl then state.ttl = ban[3] - now end
+  end
+  save(key, state)
 end
 return out
 `;
