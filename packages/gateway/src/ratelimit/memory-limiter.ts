@@ -42,14 +42,21 @@ export function createMemoryLimiter(options: MemoryLimiterOptions = {}): Limiter
   return {
     async check(request: LimitRequest): Promise<RateDecision> {
       const at = now();
-      if (++checks % SWEEP_EVERY === 0) sweep(at);
+      const peek = request.peek === true;
+      if (!peek && ++checks % SWEEP_EVERY === 0) sweep(at);
       const policy = scaled(request.policy);
       const states = policy.windows.map((window) => {
         const key = `${request.subject}\u0000${window.name}`;
         let entry = windows.get(key);
-        if (entry === undefined) windows.set(key, (entry = { state: emptyWindow(), touched: at, windowMs: window.windowMs }));
-        entry.touched = at;
-        const { state } = entry;
+        let state: WindowState;
+        if (peek) {
+          // A copy: dropping the buckets that left the window is the only change a peek would make.
+          state = entry === undefined ? emptyWindow() : { counts: new Map(entry.state.counts), total: entry.state.total, first: entry.state.first, last: entry.state.last };
+        } else {
+          if (entry === undefined) windows.set(key, (entry = { state: emptyWindow(), touched: at, windowMs: window.windowMs }));
+          entry.touched = at;
+          state = entry.state;
+        }
         const current = bucketOf(window, state, at);
         advance(window, state, current);
         return { window, state, current };
@@ -70,6 +77,7 @@ export function createMemoryLimiter(options: MemoryLimiterOptions = {}): Limiter
 
       const blocking = states.filter(({ window, state }) => state.total + 1 > window.limit);
       if (blocking.length === 0) {
+        if (peek) return { allowed: true, banned: false, policy, windows: view(), retryAt: undefined, now: at };
         for (const { state, current } of states) admit(state, current);
         return { allowed: true, banned: false, policy, windows: view(), retryAt: undefined, now: at };
       }
@@ -77,7 +85,7 @@ export function createMemoryLimiter(options: MemoryLimiterOptions = {}): Limiter
       const retries = blocking.map(({ window, state }) => retryAt(window, state));
       const retry = retries.some((r) => r === undefined) ? undefined : Math.max(...(retries as number[]));
       const ban = policy.ban;
-      if (request.keyId !== undefined && ban !== undefined) {
+      if (!peek && request.keyId !== undefined && ban !== undefined) {
         let entry = strikes.get(request.keyId);
         if (entry === undefined || entry.expiresAt <= at) strikes.set(request.keyId, (entry = { count: 0, expiresAt: at + ban.strikeWindowMs }));
         entry.count += 1;

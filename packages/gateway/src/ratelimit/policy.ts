@@ -89,6 +89,12 @@ export interface LimitRequest {
    * limiter then does the authenticator's revocation check.
    */
   readonly checkRevoked?: boolean;
+  /**
+   * Read only (`GET /v1/usage`): the decision this request would get now, computed by the same
+   * code, with nothing charged, no strike counted and nothing written. `allowed` says whether it
+   * would be admitted; `remaining` is what is left before it.
+   */
+  readonly peek?: boolean;
 }
 
 export interface Limiter {

@@ -1,6 +1,6 @@
 import type { Identity } from '../auth/index.js';
 import { anonymousSubject, type Plans } from './plans.js';
-import { heldDecision, type Limiter, type RateDecision } from './policy.js';
+import { heldDecision, minuteAndDay, type Limiter, type Policy, type RateDecision } from './policy.js';
 
 /** The pipeline's view: decide for a verified identity, or for an anonymous client address. */
 export interface RateLimiting {
@@ -10,6 +10,13 @@ export interface RateLimiting {
    */
   readonly checksRevocation: boolean;
   forIdentity(identity: Identity): Promise<RateDecision>;
+  /**
+   * What `forIdentity` would decide now, charging nothing (`GET /v1/usage`): the same code on the
+   * same state, read only. Checks revocation as `forIdentity` does.
+   */
+  peekIdentity(identity: Identity): Promise<RateDecision>;
+  /** The usage endpoint's own small limit, per key (`USAGE_POLICY`), so it cannot be used to flood. */
+  forUsage(identity: Identity): Promise<RateDecision>;
   forAnonymous(clientIp: string): Promise<RateDecision>;
   /**
    * Asked before checking the signature of a key not seen before: `undefined` lets the check run;
@@ -20,6 +27,9 @@ export interface RateLimiting {
    */
   anonymousRefusal(clientIp: string): RateDecision | undefined;
 }
+
+/** `GET /v1/usage` per key: it is cheap but not free (a read of Redis), and polling it a second is plenty. */
+export const USAGE_POLICY: Policy = minuteAndDay('usage', 60, 2_000);
 
 /** Signature checks a second for an address refused under the anonymous limit. */
 export const VERIFICATIONS_PER_SECOND = 10;
@@ -42,6 +52,9 @@ export function createRateLimiting(limiter: Limiter, plans: Plans, now: () => nu
   return {
     checksRevocation: checkRevoked,
     forIdentity: (identity) => limiter.check({ subject: identity.subject, keyId: identity.keyId, policy: plans.forIdentity(identity), checkRevoked }),
+    peekIdentity: (identity) => limiter.check({ subject: identity.subject, keyId: identity.keyId, policy: plans.forIdentity(identity), checkRevoked, peek: true }),
+    // A subject of its own per key, and no key id: the usage limit neither reads nor makes bans.
+    forUsage: (identity) => limiter.check({ subject: `usage:${identity.keyId}`, keyId: undefined, policy: USAGE_POLICY }),
     async forAnonymous(clientIp) {
       const subject = anonymousSubject(clientIp);
       const decision = await limiter.check({ subject, keyId: undefined, policy: plans.anonymous() });

@@ -56,7 +56,7 @@ export function createRedisLimiter(redis: RedisClient, options: RedisLimiterOpti
         policyIndex.set(signature, number);
         for (const field of fields) policyArgs.push(field);
       }
-      requestArgs.push(index, request.keyId ?? '', withDenyList && request.checkRevoked === true ? '1' : '0', number, request.pendingStrikes ?? 0);
+      requestArgs.push(index, request.keyId ?? '', withDenyList && request.checkRevoked === true ? '1' : '0', number, request.pendingStrikes ?? 0, request.peek === true ? '1' : '0');
     }
     const args = [clock(), requests.length, withDenyList ? '1' : '0', policyIndex.size, ...policyArgs, ...requestArgs];
     const reply = (await run(keys, args)) as number[];

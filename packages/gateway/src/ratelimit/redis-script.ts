@@ -20,12 +20,15 @@
  *       2 the number of requests, 3 '1' when KEYS[1] is the deny-list, 4 the number of policies
  *       then per policy (4 + 4 × windows fields): strikes before a ban (0: no bans), strike window
  *         ms, ban ms, the number of windows, then per window: name, limit, window ms, buckets
- *       then per request (5 fields): the index in KEYS of its account's key (0: no limit, a
+ *       then per request (6 fields): the index in KEYS of its account's key (0: no limit, a
  *         revocation check alone), the key id (`jti`) whose revocation, bans and strikes apply (''
  *         for none), '1' to refuse it when the deny-list holds it, its policy's number (from 1),
- *         strikes collected locally since the last call (refusals answered from the deny cache)
- * Returns {now, then per request: outcome (1 admitted, 0 refused, 2 banned, 3 revoked),
- *          retryAt (-1: never, 0: none), then per window: total after this request, resetAt}.
+ *         strikes collected locally since the last call (refusals answered from the deny cache),
+ *         '1' to peek: decide as for any request, then charge nothing, count no strike and keep
+ *         nothing, so the account is not written for it (GET /v1/usage)
+ * Returns {now, then per request: outcome (1 admitted, 0 refused, 2 banned, 3 revoked; for a peek,
+ *          what the request would get), retryAt (-1: never, 0: none), then per window: total after
+ *          this request (before it, for a peek), resetAt}.
  * A revoked request is refused before anything is read or charged. The deny-list is asked once a
  * call (SMISMEMBER) for every request that checks revocation.
  */
@@ -70,7 +73,7 @@ if denyList then
   local r = first
   for i = 1, requests do
     if ARGV[r + 2] == '1' then asked[#asked + 1] = ARGV[r + 1] at[#asked] = i end
-    r = r + 5
+    r = r + 6
   end
   if #asked > 0 then
     local found = call('SMISMEMBER', KEYS[1], unpack(asked))
@@ -216,6 +219,13 @@ local function decide(r, index)
     end
   end
 
+  -- A peek stops here: what the request would get, and nothing charged, counted or kept. (The
+  -- buckets dropped above are dropped in this call's copy only, unless a charge keeps it.)
+  if ARGV[r + 5] == '1' then
+    if blocked then return answer(wins, ws, n, 0, retryAt) end
+    return answer(wins, ws, n, 1, 0)
+  end
+
   if not blocked then
     for k = 1, n do
       local w, cur = ws[k], current[k]
@@ -252,7 +262,7 @@ end
 local r = first
 for i = 1, requests do
   decide(r, i)
-  r = r + 5
+  r = r + 6
 end
 -- Written once per account, whatever number of its requests the call held.
 for _, key in ipairs(touched) do

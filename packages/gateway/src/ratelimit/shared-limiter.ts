@@ -62,7 +62,8 @@ export function createSharedLimiter(options: SharedLimiterOptions): Limiter {
     async check(request: LimitRequest): Promise<RateDecision> {
       const key = `${request.subject}\u0000${request.keyId ?? ''}`;
       const at = now();
-      const denial = denials.get(key);
+      // A peek is never answered from, nor added to, the cache of refusals: it would count a strike there.
+      const denial = request.peek === true ? undefined : denials.get(key);
       let pendingStrikes = 0;
       if (denial !== undefined) {
         // Redis counted one strike when it refused; this refusal would be the ban-making one: ask Redis.
@@ -93,7 +94,7 @@ export function createSharedLimiter(options: SharedLimiterOptions): Limiter {
         if (request.keyId !== undefined) options.revocations?.remember(request.keyId);
         return decision;
       }
-      if (!decision.allowed && decision.retryAt !== undefined) {
+      if (!decision.allowed && decision.retryAt !== undefined && request.peek !== true) {
         // Held at most denyCacheMs, so a raised limit or a lifted ban is seen soon. retryAt is on
         // Redis's clock: only its distance from Redis's now carries over to this process's clock.
         const until = at + Math.min(decision.retryAt - decision.now, options.denyCacheMs);
