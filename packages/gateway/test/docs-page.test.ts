@@ -20,7 +20,9 @@ describe('the API reference page in headless Chromium', { skip }, () => {
     const document = buildEffectiveDocument(JSON.parse(readFileSync(CORE_DOCUMENT, 'utf8')) as Record<string, unknown>, { deprecationDocUrl: '/docs/deprecations' });
     const answerDocs = createDocs({ document, documentPath: '/v1/openapi.json', deprecationNotesUrl: '/docs/deprecations' });
     server = createServer((req, res) => {
-      if (answerDocs(req, res, {}) === undefined) res.writeHead(404).end();
+      const answer = answerDocs(req.method ?? 'GET', (req.url ?? '/').split('?')[0] as string, req.headers['if-none-match']);
+      if (answer === undefined) res.writeHead(404).end();
+      else res.writeHead(answer.status, answer.headers).end(answer.body);
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

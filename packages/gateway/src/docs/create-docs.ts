@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import { REFERENCE_PAGE_CSP, REFERENCE_PAGE_PATH, RENDERER_PATH, referencePage } from './reference-page.js';
 
@@ -20,8 +19,16 @@ interface Asset {
   readonly csp?: string;
 }
 
-/** Answers a docs request and returns its outcome, or `undefined` when the path is not one of them. */
-export type AnswerDocs = (req: IncomingMessage, res: ServerResponse, headers: Readonly<Record<string, string>>) => string | undefined;
+/** A docs answer: 200 with its body, or 304 when the client has it (`If-None-Match`). */
+export interface DocsAnswer {
+  readonly status: 200 | 304;
+  readonly headers: Readonly<Record<string, string>>;
+  /** Absent for 304 and HEAD. */
+  readonly body: Buffer | undefined;
+}
+
+/** The answer to a docs request, or `undefined` when it is not one (another path, or not GET/HEAD). */
+export type AnswerDocs = (method: string, path: string, ifNoneMatch: string | undefined) => DocsAnswer | undefined;
 
 const asset = (body: Buffer, type: string, cacheControl: string, csp?: string): Asset => ({
   body,
@@ -34,7 +41,7 @@ const asset = (body: Buffer, type: string, cacheControl: string, csp?: string): 
 /**
  * The gateway's documentation for API consumers, none of it behind a key: the effective API
  * document (JSON), the reference page, and the renderer's bundle, read once from node_modules.
- * GET and HEAD only; `If-None-Match` answers 304.
+ * GET and HEAD only; `If-None-Match` answers 304. The pipeline writes the answer.
  */
 export function createDocs(options: DocsOptions): AnswerDocs {
   const bundleFile = createRequire(import.meta.url).resolve('redoc/bundles/redoc.standalone.js');
@@ -59,20 +66,13 @@ export function createDocs(options: DocsOptions): AnswerDocs {
   // About a megabyte: read on the first request for it, not at start.
   assets.set(RENDERER_PATH, once(() => asset(readFileSync(bundleFile), 'text/javascript; charset=utf-8', 'public, max-age=86400')));
 
-  return function answerDocs(req, res, headers) {
-    const path = (req.url ?? '/').split('?')[0] as string;
+  return function answerDocs(method, path, ifNoneMatch) {
     const make = assets.get(path);
-    if (make === undefined || (req.method !== 'GET' && req.method !== 'HEAD')) return undefined;
+    if (make === undefined || (method !== 'GET' && method !== 'HEAD')) return undefined;
     const { body, type, etag, cacheControl, csp } = make();
-    const common: Record<string, string> = { ...headers, etag, 'cache-control': cacheControl, 'x-content-type-options': 'nosniff' };
-    if (csp !== undefined) common['content-security-policy'] = csp;
-    if (req.headers['if-none-match'] === etag) {
-      res.writeHead(304, common);
-      res.end();
-      return 'docs';
-    }
-    res.writeHead(200, { ...common, 'content-type': type, 'content-length': body.length });
-    res.end(req.method === 'HEAD' ? undefined : body);
-    return 'docs';
+    const headers: Record<string, string> = { etag, 'cache-control': cacheControl, 'x-content-type-options': 'nosniff' };
+    if (csp !== undefined) headers['content-security-policy'] = csp;
+    if (ifNoneMatch === etag) return { status: 304, headers, body: undefined };
+    return { status: 200, headers: { ...headers, 'content-type': type, 'content-length': String(body.length) }, body: method === 'HEAD' ? undefined : body };
   };
 }
