@@ -1,13 +1,14 @@
 import type { ServerResponse } from 'node:http';
 import { bodyUnread, lingerAfterAnswer } from '@animal-store/http-kit';
 import { errorBody, type ErrorCode } from '../errors.js';
+import { exhaustedPolicies, problemDetails, wantsProblemDetails } from './problem-details.js';
 
 /**
  * Writes a JSON answer with an exact Content-Length, after the gateway's own headers. The headers
  * go to `writeHead` as a flat `[name, value, …]` list: given an object, Node normalises and
  * stores every header one by one first, which made a 429 cost about as much as a proxied answer.
  */
-export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Readonly<Record<string, string>>): void {
+export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Readonly<Record<string, string>>, contentType = 'application/json'): void {
   const payload = JSON.stringify(body);
   const list: string[] = [];
   for (const name in headers) {
@@ -21,18 +22,28 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
   } else if (headers.connection !== undefined) {
     list.push('connection', headers.connection);
   }
-  list.push('content-type', 'application/json', 'content-length', String(Buffer.byteLength(payload)));
+  list.push('content-type', contentType, 'content-length', String(Buffer.byteLength(payload)));
   res.writeHead(status, list);
   res.end(payload);
 }
 
-/** Writes the Error body of `code`; every gateway-made error goes through here. */
+/**
+ * Writes the Error body of `code`; every gateway-made error goes through here. A request whose
+ * `Accept` asks for `application/problem+json` gets RFC 9457 problem details instead, with the
+ * same status, headers and code (a 429's `violated-policies` are the windows its `RateLimit`
+ * shows exhausted).
+ */
 export function sendError(
   res: ServerResponse,
   code: ErrorCode,
   headers: Readonly<Record<string, string>>,
   message?: string,
 ): void {
+  if (wantsProblemDetails(res.req?.headers.accept)) {
+    const problem = problemDetails(code, message, code === 'rate_limited' ? exhaustedPolicies(headers.ratelimit) : undefined);
+    sendJson(res, problem.status, problem, headers, 'application/problem+json');
+    return;
+  }
   const body = errorBody(code, message);
   sendJson(res, body.status, body, headers);
 }
