@@ -35,3 +35,7 @@ test('a banned key is told until when; a key without expiry says null', () => {
   assert.deepEqual(body.ban, { until: Math.ceil((NOW + 299_001) / 1000) });
   assert.equal(body.keyExpiresAt, null);
 });
+
+test('without limits: the plan and the key, no windows', () => {
+  assert.deepEqual(usageBody(identity, undefined), { plan: 'pro', windows: {}, ban: null, keyExpiresAt: Date.UTC(2030, 5, 1) / 1000 });
+});
