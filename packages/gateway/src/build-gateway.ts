@@ -1,13 +1,15 @@
 import type { Server } from 'node:http';
 import type { Server as TlsServer } from 'node:https';
 import type { Logger } from 'pino';
-import { createAuthentication, createRedisRevocations, type RedisRevocations } from './auth/index.js';
+import { createRedisRevocations, type RedisRevocations } from './auth/index.js';
 import type { GatewayConfig } from './config/index.js';
 import { createGateway } from './gateway.js';
+import { subscribeAccessLog } from './observability/access-log.js';
 import { createUpstream, type Upstream } from './proxy/index.js';
-import { createRateLimitingFromConfig } from './ratelimit/index.js';
-import { createRedisClient, redisKeyNames, type RedisClient } from './redis/index.js';
+import { createRedisClient, observeRedis, redisKeyNames, type RedisClient } from './redis/index.js';
 import { loadOperations, type Operation } from './routing/index.js';
+import { createAuthentication } from './wiring/authentication.js';
+import { createRateLimitingFromConfig } from './wiring/rate-limiting.js';
 
 export interface BuildDeps {
   readonly logger: Logger;
@@ -37,7 +39,7 @@ export function buildGateway(config: GatewayConfig, deps: BuildDeps): BuiltGatew
   const now = deps.now ?? Date.now;
   const operations = loadOperations(config.openApiFile, { basePath: config.publicBasePath });
   const upstream = createUpstream(config.upstream.engine, { target: config.upstream.url, ...config.upstream });
-  const redis = config.redis === undefined ? undefined : createRedisClient(config.redis.url, config.redis);
+  const redis = config.redis === undefined ? undefined : observeRedis(createRedisClient(config.redis.url, config.redis));
 
   const degraded = (message: string, fields: Record<string, unknown> = {}) => {
     // At most one line a second per kind while Redis is away; requests are answered meanwhile.
@@ -66,20 +68,22 @@ export function buildGateway(config: GatewayConfig, deps: BuildDeps): BuiltGatew
     now,
     ...(deps.redisNow === undefined ? {} : { redisNow: deps.redisNow }),
     onDegraded: degraded('rate limits degraded: Redis did not answer in time', { policy: limitsOn ? config.rateLimits.onRedisFailure : 'off' }),
-    onInvalidPlans: (error) => logger.error({ err: error }, 'PLANS_FILE became invalid; keeping the last good plans'),
   });
   // With limits in Redis, the deny-list is asked in the limit's round trip; otherwise on its own.
   const authentication = createAuthentication(config.auth, { now, redisRevocations: rateLimiting?.checksRevocation === true ? undefined : revocations });
   const readiness = redis === undefined ? [] : [{ name: 'redis', ready: () => redis.ping().then(() => true, () => false) }];
   // Ready once the deny-list's copy is loaded: before it, a Redis hiccup would refuse every key.
   if (revocations !== undefined) readiness.push({ name: 'revocations copy', ready: async () => revocations.copied() });
-  const server = createGateway(config, { logger, upstream, operations, readiness, authenticate: authentication?.authenticate, rateLimiting, now });
+  const source = {};
+  const unsubscribe = subscribeAccessLog(logger, source);
+  const server = createGateway(config, { upstream, operations, readiness, authenticate: authentication?.authenticate, rateLimiting, now, source });
   return {
     server,
     upstream,
     operations,
     redis,
     async close() {
+      unsubscribe();
       upstream.close();
       authentication?.close();
       revocations?.close();

@@ -1,3 +1,4 @@
+import { publishKeyCacheLookup } from '../events/index.js';
 import { identityOf, type Identity } from './claims.js';
 import { InvalidKeyError, KeySourceUnavailableError } from './key-crypto.js';
 import type { KeyVerifier } from './key-verifier.js';
@@ -51,6 +52,7 @@ export function createAuthenticator(options: AuthenticatorOptions) {
     const digest = VerifiedKeyCache.digest(token);
     const verifiedIn = cache; // the cache of the key set this verification runs against
     let identity = verifiedIn.get(digest);
+    publishKeyCacheLookup({ result: identity === undefined ? 'miss' : 'hit' });
     if (identity === undefined) {
       if (mayVerify !== undefined && !mayVerify()) return { kind: 'throttled' };
       try {

@@ -12,6 +12,5 @@ export {
   type VerifyOptions,
 } from './key-crypto.js';
 export { createFileKeyVerifier, createFixedKeyVerifier, type KeyVerifier } from './key-verifier.js';
-export { createFileRevocations, createRedisRevocations, NO_REVOCATIONS, RevocationsUnavailableError, type RedisRevocations, type RevocationFile, type RevocationList } from './revocations.js';
+export { anyOfRevocations, createFileRevocations, createRedisRevocations, NO_REVOCATIONS, RevocationsUnavailableError, type RedisRevocations, type RevocationFile, type RevocationList } from './revocations.js';
 export { VerifiedKeyCache } from './verified-key-cache.js';
-export { createAuthentication, type AuthenticationDeps } from './create-authentication.js';

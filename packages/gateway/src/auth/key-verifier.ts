@@ -1,4 +1,5 @@
-import { readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
+import { watchFile } from '../sources/watched-file.js';
 import { createKeyVerifier, type JSONWebKeySet, type KeySource, type VerifyOptions } from './key-crypto.js';
 
 /** Verifies tokens against a key set that may change while the gateway runs (rotation). */
@@ -24,39 +25,18 @@ export function createFixedKeyVerifier(source: KeySource, options: VerifyOptions
  * so adding a `kid` (rotation) or removing one takes effect without a restart.
  */
 export function createFileKeyVerifier(file: string, options: VerifyOptions, now: () => number, checkEveryMs = 1000): KeyVerifier {
-  let stamp = '';
-  let version = 0;
-  let verify: (token: string) => Promise<unknown> = async () => undefined;
-  let checkedAt = Number.NEGATIVE_INFINITY;
-
-  function reloadIfChanged(): void {
-    const at = now();
-    if (at - checkedAt < checkEveryMs) return;
-    checkedAt = at;
-    const stats = statSync(file);
-    const next = `${stats.ino}:${stats.size}:${stats.mtimeMs}`;
-    if (next === stamp) return;
-    const jwks = JSON.parse(readFileSync(file, 'utf8')) as JSONWebKeySet;
-    if (!Array.isArray(jwks.keys)) throw new Error(`${file} is not a JWKS (no "keys" array)`);
-    verify = createKeyVerifier({ kind: 'jwks', jwks }, options);
-    stamp = next;
-    version += 1;
-  }
-
+  const readKeySet = (path: string) => {
+    const jwks = JSON.parse(readFileSync(path, 'utf8')) as JSONWebKeySet;
+    if (!Array.isArray(jwks.keys)) throw new Error(`${path} is not a JWKS (no "keys" array)`);
+    return createKeyVerifier({ kind: 'jwks', jwks }, options);
+  };
+  let watched;
   try {
-    reloadIfChanged();
+    watched = watchFile(file, readKeySet, { setting: 'JWKS_FILE', minIntervalMs: checkEveryMs, now });
   } catch (error) {
     throw new Error(`JWKS_FILE ${file} cannot be read as a key set: ${(error as Error).message}`);
   }
-  return {
-    verify: (token) => verify(token),
-    version() {
-      try {
-        reloadIfChanged();
-      } catch {
-        // A half-written or removed file keeps the last good key set; the next check tries again.
-      }
-      return version;
-    },
-  };
+  const keySet = watched;
+  // A half-written or removed file keeps the last good key set; the next check tries again.
+  return { verify: (token) => keySet.current()(token), version: () => keySet.version() };
 }

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { fileStamp } from '../config/file-stamp.js';
+import { watchFile } from '../sources/watched-file.js';
 import { createBatch, type RedisClient } from '../redis/index.js';
 
 /** The deny-list of key ids (`jti`), consulted on every request. */
@@ -58,34 +58,22 @@ export function anyOfRevocations(lists: readonly RevocationList[]): RevocationLi
 
 /**
  * A deny-list file (the keyring's `public/revoked.json`), alone or beside Redis's. The file is looked at for every check (one
- * `stat` per event-loop turn, see `fileStamp`; re-read only when it changed), so a revocation
+ * `stat` per event-loop turn, see `watchFile`; re-read only when it changed), so a revocation
  * applies from the very next request. It must be readable at start (the gateway refuses to start
  * otherwise: a wrong path must not mean "nothing is revoked"). Later, a file that disappears or is
  * caught mid-write keeps the last list: deleting it must not lift every revocation (an empty
  * `{"revoked": {}}` does that on purpose).
  */
 export function createFileRevocations(file: string): RevocationList {
-  const look = fileStamp(file);
-  let stamp = look();
-  let revoked: Set<string>;
+  let watched;
   try {
-    revoked = readRevocationFile(file);
+    watched = watchFile(file, readRevocationFile, { setting: 'REVOCATIONS_FILE' });
   } catch (error) {
     throw new Error(`REVOCATIONS_FILE ${file} cannot be read as a deny-list (${(error as Error).message}); the keyring's revoked.json, or {"revoked": {}} for none`);
   }
+  const list = watched;
   return {
-    async isRevoked(keyId) {
-      const next = look();
-      if (next !== stamp && next !== 'missing') {
-        try {
-          revoked = readRevocationFile(file);
-          stamp = next;
-        } catch {
-          // Mid-write: keep the last list; the next request reads it again.
-        }
-      }
-      return revoked.has(keyId);
-    },
+    isRevoked: async (keyId) => list.current().has(keyId),
     close() {},
   };
 }

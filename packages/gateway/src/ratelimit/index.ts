@@ -5,4 +5,3 @@ export { minuteAndDay, type BanPolicy, type Limiter, type LimitRequest, type Pol
 export { createRateLimiting, type RateLimiting } from './rate-limiting.js';
 export { createRedisLimiter, type RedisLimiterOptions } from './redis-limiter.js';
 export { createSharedLimiter, RateLimitUnavailableError, type FailurePolicy, type SharedLimiterOptions } from './shared-limiter.js';
-export { createRateLimitingFromConfig, type RateLimitingDeps } from './create-rate-limiting.js';

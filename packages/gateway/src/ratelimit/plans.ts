@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
-import { fileStamp } from '../config/file-stamp.js';
-import { readJsonFile } from '../config/read-json-file.js';
+import { readJsonFile } from '../sources/read-json-file.js';
+import { watchFile } from '../sources/watched-file.js';
 import type { Identity } from '../auth/index.js';
 import { minuteAndDay, type BanPolicy, type Policy } from './policy.js';
 
@@ -48,27 +48,13 @@ export function anonymousSubject(ip: string): string {
 
 /**
  * Policies from a plans file that may change while the gateway runs: the file is looked at for
- * every request (one `stat` per event-loop turn, see `fileStamp`) and re-read when it changed, so
+ * every request (one `stat` per event-loop turn, see `watchFile`) and re-read when it changed, so
  * a plan change applies from the next request. A file that became invalid keeps the last good
- * plans (and is reported once); a missing file keeps them too.
+ * plans (and is reported once, as a `file reload failed` event); a missing file keeps them too.
  */
-export function createPlans(file: string, onInvalid: (error: Error) => void = () => {}) {
-  const look = fileStamp(file);
-  let stamp = '';
-  let plans = readPlansFile(file);
-  function current(): PlansFile {
-    const next = look();
-    if (next !== stamp && next !== 'missing') {
-      try {
-        plans = readPlansFile(file);
-      } catch (error) {
-        onInvalid(error as Error);
-      }
-      stamp = next;
-    }
-    return plans;
-  }
-  current();
+export function createPlans(file: string) {
+  const watched = watchFile(file, readPlansFile, { setting: 'PLANS_FILE' });
+  const current = () => watched.current();
   return {
     /** The policy of a verified key: account override, else enterprise key limits, else the plan. */
     forIdentity(identity: Identity): Policy {

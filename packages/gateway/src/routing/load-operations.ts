@@ -1,4 +1,4 @@
-import { readJsonFile } from '../config/read-json-file.js';
+import { readJsonFile } from '../sources/read-json-file.js';
 import { z } from 'zod';
 import type { Operation } from './operation.js';
 

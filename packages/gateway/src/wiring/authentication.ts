@@ -1,8 +1,8 @@
 import type { AuthConfig } from '../config/index.js';
-import { createAuthenticator, type Authenticate } from './authenticator.js';
-import type { JSONWebKeySet, VerifyOptions } from './key-crypto.js';
-import { createFileKeyVerifier, createFixedKeyVerifier } from './key-verifier.js';
-import { anyOfRevocations, createFileRevocations, type RevocationList } from './revocations.js';
+import { createAuthenticator, type Authenticate } from '../auth/authenticator.js';
+import type { JSONWebKeySet, VerifyOptions } from '../auth/key-crypto.js';
+import { createFileKeyVerifier, createFixedKeyVerifier } from '../auth/key-verifier.js';
+import { anyOfRevocations, createFileRevocations, type RevocationList } from '../auth/revocations.js';
 
 export interface AuthenticationDeps {
   readonly now: () => number;

@@ -1,11 +1,11 @@
 import type { GatewayConfig } from '../config/index.js';
 import type { RedisRevocations } from '../auth/index.js';
 import type { RedisClient } from '../redis/index.js';
-import { createMemoryLimiter } from './memory-limiter.js';
-import { createPlans } from './plans.js';
-import { createRateLimiting, type RateLimiting } from './rate-limiting.js';
-import { createRedisLimiter } from './redis-limiter.js';
-import { createSharedLimiter } from './shared-limiter.js';
+import { createMemoryLimiter } from '../ratelimit/memory-limiter.js';
+import { createPlans } from '../ratelimit/plans.js';
+import { createRateLimiting, type RateLimiting } from '../ratelimit/rate-limiting.js';
+import { createRedisLimiter } from '../ratelimit/redis-limiter.js';
+import { createSharedLimiter } from '../ratelimit/shared-limiter.js';
 
 export interface RateLimitingDeps {
   /** Shared limits across instances when set; in process otherwise. */
@@ -23,13 +23,12 @@ export interface RateLimitingDeps {
   /** For tests: the Redis script's clock too (never set in production). */
   readonly redisNow?: () => number;
   readonly onDegraded?: (error: unknown) => void;
-  readonly onInvalidPlans?: (error: Error) => void;
 }
 
 /** The rate limiting the configuration describes, or `undefined` with RATE_LIMITS=off. */
 export function createRateLimitingFromConfig(config: GatewayConfig['rateLimits'], deps: RateLimitingDeps): RateLimiting | undefined {
   if (config.mode === 'off') return undefined;
-  const plans = createPlans(config.plansFile, deps.onInvalidPlans);
+  const plans = createPlans(config.plansFile);
   const now = deps.now ?? Date.now;
   if (deps.redis === undefined) return createRateLimiting(createMemoryLimiter({ now }), plans, now);
   const { revocations } = deps.redis;

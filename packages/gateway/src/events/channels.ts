@@ -1,0 +1,121 @@
+import { channel } from 'node:diagnostics_channel';
+import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
+import type { RequestRecord } from './request-record.js';
+
+/*
+ * What the parts of the gateway tell whoever listens, on `node:diagnostics_channel`. A part
+ * publishes and never knows who subscribes (the access log, the metrics, the traces); with nobody
+ * subscribed a publication costs one property read. Times are `performance.now()` milliseconds.
+ */
+export const CHANNELS = {
+  requestStart: 'gateway:request:start',
+  requestEnd: 'gateway:request:end',
+  authOutcome: 'gateway:auth:outcome',
+  keyCacheLookup: 'gateway:auth:key-cache',
+  limitDecision: 'gateway:ratelimit:decision',
+  upstreamStart: 'gateway:upstream:start',
+  upstreamCall: 'gateway:upstream:call',
+  redisCommand: 'gateway:redis:command',
+  redisHealth: 'gateway:redis:health',
+  fileReloadFailed: 'gateway:file:reload-failed',
+} as const;
+
+export interface RequestStartEvent {
+  readonly request: RequestRecord;
+  readonly headers: IncomingHttpHeaders;
+}
+export interface RequestEndEvent {
+  readonly request: RequestRecord;
+  readonly status: number;
+  readonly durationMs: number;
+  /** A failure the gateway did not expect (answered 500), for the log. */
+  readonly error?: unknown;
+}
+export interface AuthOutcomeEvent {
+  readonly request: RequestRecord;
+  /** `missing`: no usable `Authorization`; `throttled`: not verified, the client is over its anonymous limit. */
+  readonly outcome: 'authenticated' | 'missing' | 'rejected' | 'revoked' | 'unavailable' | 'throttled';
+  readonly startedAt: number;
+  readonly durationMs: number;
+}
+export interface KeyCacheLookupEvent {
+  readonly result: 'hit' | 'miss';
+}
+/** The decision as an operator counts them (`fail_open`, `local`: Redis failed, the policy answered). */
+export type LimitDecisionKind = 'allowed' | 'limited' | 'banned' | 'fail_open' | 'local' | 'unavailable';
+export interface LimitDecisionEvent {
+  readonly request: RequestRecord | undefined;
+  /** The policy's name: a plan, or `anonymous`. */
+  readonly plan: string;
+  readonly decision: LimitDecisionKind;
+  readonly startedAt: number;
+  readonly durationMs: number;
+}
+export interface UpstreamStartEvent {
+  readonly request: RequestRecord;
+  /** The headers about to go upstream: a subscriber may add its own (`traceparent`). */
+  readonly headers: OutgoingHttpHeaders;
+}
+export interface UpstreamCallEvent {
+  readonly request: RequestRecord;
+  readonly serverAddress: string;
+  readonly serverPort: number;
+  readonly startedAt: number;
+  readonly durationMs: number;
+  /** The upstream's status; absent when the exchange failed or the client left. */
+  readonly status?: number;
+  /** Why the call failed (`bad_gateway`, `upstream_timeout`, `client_gone`). */
+  readonly errorType?: string;
+  /** The failure itself, for the log. */
+  readonly cause?: unknown;
+}
+export interface RedisCommandEvent {
+  readonly command: string;
+  readonly durationMs: number;
+  readonly ok: boolean;
+}
+export interface RedisHealthEvent {
+  readonly up: boolean;
+  readonly error?: unknown;
+}
+export interface FileReloadFailedEvent {
+  readonly setting: string;
+  readonly file: string;
+  readonly error: unknown;
+}
+
+const channels = {
+  requestStart: channel(CHANNELS.requestStart),
+  requestEnd: channel(CHANNELS.requestEnd),
+  authOutcome: channel(CHANNELS.authOutcome),
+  keyCacheLookup: channel(CHANNELS.keyCacheLookup),
+  limitDecision: channel(CHANNELS.limitDecision),
+  upstreamStart: channel(CHANNELS.upstreamStart),
+  upstreamCall: channel(CHANNELS.upstreamCall),
+  redisCommand: channel(CHANNELS.redisCommand),
+  redisHealth: channel(CHANNELS.redisHealth),
+  fileReloadFailed: channel(CHANNELS.fileReloadFailed),
+};
+
+/** True when someone listens to `name`: a part may skip building an event nobody reads. */
+export function listened(name: keyof typeof channels): boolean {
+  return channels[name].hasSubscribers;
+}
+
+function publisher<T>(name: keyof typeof channels): (event: T) => void {
+  const target = channels[name];
+  return (event) => {
+    if (target.hasSubscribers) target.publish(event);
+  };
+}
+
+export const publishRequestStart = publisher<RequestStartEvent>('requestStart');
+export const publishRequestEnd = publisher<RequestEndEvent>('requestEnd');
+export const publishAuthOutcome = publisher<AuthOutcomeEvent>('authOutcome');
+export const publishKeyCacheLookup = publisher<KeyCacheLookupEvent>('keyCacheLookup');
+export const publishLimitDecision = publisher<LimitDecisionEvent>('limitDecision');
+export const publishUpstreamStart = publisher<UpstreamStartEvent>('upstreamStart');
+export const publishUpstreamCall = publisher<UpstreamCallEvent>('upstreamCall');
+export const publishRedisCommand = publisher<RedisCommandEvent>('redisCommand');
+export const publishRedisHealth = publisher<RedisHealthEvent>('redisHealth');
+export const publishFileReloadFailed = publisher<FileReloadFailedEvent>('fileReloadFailed');

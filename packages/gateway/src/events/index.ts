@@ -1,0 +1,22 @@
+export { listened, publishKeyCacheLookup, publishRedisCommand, type KeyCacheLookupEvent, type RedisCommandEvent } from './channels.js';
+export { UNMATCHED_ROUTE, type RequestRecord } from './request-record.js';
+export {
+  CHANNELS,
+  publishAuthOutcome,
+  publishFileReloadFailed,
+  publishLimitDecision,
+  publishRedisHealth,
+  publishRequestEnd,
+  publishRequestStart,
+  publishUpstreamCall,
+  publishUpstreamStart,
+  type AuthOutcomeEvent,
+  type FileReloadFailedEvent,
+  type LimitDecisionEvent,
+  type LimitDecisionKind,
+  type RedisHealthEvent,
+  type RequestEndEvent,
+  type RequestStartEvent,
+  type UpstreamCallEvent,
+  type UpstreamStartEvent,
+} from './channels.js';

@@ -1,0 +1,52 @@
+import type { Logger } from 'pino';
+import {
+  CHANNELS,
+  type FileReloadFailedEvent,
+  type RedisHealthEvent,
+  type RequestEndEvent,
+  type UpstreamCallEvent,
+} from '../events/index.js';
+import { subscribeAll } from './subscribe.js';
+
+/**
+ * The gateway's log, as a subscriber: one line per request (request id, trace id, route template,
+ * status, outcome, plan, decision, upstream time, key id and account, never the key itself), a
+ * warning per failed upstream call, an error per unexpected failure, and what the operator must
+ * know of files and Redis. Returns what stops it.
+ */
+export function subscribeAccessLog(logger: Logger, source: object): () => void {
+  return subscribeAll({
+    [CHANNELS.requestEnd]: ({ request, status, durationMs, error }: RequestEndEvent) => {
+      if (request.source !== source) return;
+      if (error !== undefined) logger.error({ err: error, requestId: request.id }, 'request failed');
+      logger.info({
+        requestId: request.id,
+        traceId: request.traceId,
+        method: request.method,
+        url: request.url,
+        route: request.route,
+        status,
+        outcome: request.outcome,
+        plan: request.plan,
+        decision: request.decision,
+        keyId: request.keyId,
+        subject: request.subject,
+        authFailure: request.authFailure,
+        degraded: request.degraded,
+        upstreamMs: request.upstreamMs,
+        ms: Math.round(durationMs * 100) / 100,
+      });
+    },
+    [CHANNELS.upstreamCall]: ({ request, errorType, cause }: UpstreamCallEvent) => {
+      if (request.source !== source || errorType === undefined || errorType === 'client_gone') return;
+      logger.warn({ err: cause, requestId: request.id }, errorType);
+    },
+    [CHANNELS.fileReloadFailed]: ({ setting, file, error }: FileReloadFailedEvent) => {
+      logger.error({ err: error, file }, `${setting} could not be read again; keeping the last good content`);
+    },
+    [CHANNELS.redisHealth]: ({ up, error }: RedisHealthEvent) => {
+      if (up) logger.info('Redis answers again');
+      else logger.warn({ err: error }, 'Redis does not answer: the failure policies apply');
+    },
+  });
+}

@@ -1,0 +1,53 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Identity } from '../auth/index.js';
+import { UNMATCHED_ROUTE, type RequestRecord } from '../events/index.js';
+import type { ClientView } from '../http/client-view.js';
+import { requestIdOf } from '../observability/request-id.js';
+import type { Operation } from '../routing/index.js';
+import type { Answer } from './answer.js';
+
+/** One request on its way through the steps: what each step learned for the ones after it. */
+export interface Exchange {
+  readonly req: IncomingMessage;
+  readonly res: ServerResponse;
+  readonly method: string;
+  /** The raw target, query included. */
+  readonly url: string;
+  /** The target without its query. */
+  readonly path: string;
+  /** Headers that join every answer, the gateway's own or the upstream's: request id, limits, deprecation, CORS. */
+  readonly headers: Record<string, string>;
+  /** What the events say about this request (the access log line is made from it). */
+  readonly record: RequestRecord;
+  client?: ClientView;
+  /** The matched operation; absent for paths and methods that are none. */
+  operation?: Operation;
+  /** What to answer for a request that matched no operation, once its anonymous limit allowed it. */
+  miss?: Answer;
+  /** The verified key's identity; absent with AUTH=off or on operations without security. */
+  identity?: Identity;
+  /** The buffered request body (`undefined` for none). */
+  body?: Buffer | undefined;
+  /** What a step threw that the gateway did not expect (answered 500). */
+  failure?: unknown;
+}
+
+/** A named step of the request path: an answer ends the request there; nothing lets it go on. */
+export type Step = (x: Exchange) => Answer | undefined | Promise<Answer | undefined>;
+
+/** The exchange of a request that just arrived. */
+export function openExchange(req: IncomingMessage, res: ServerResponse, source: object): Exchange {
+  const url = req.url ?? '/';
+  const queryStart = url.indexOf('?');
+  const id = requestIdOf(req.headers['x-request-id']);
+  const method = req.method ?? 'GET';
+  return {
+    req,
+    res,
+    method,
+    url,
+    path: queryStart === -1 ? url : url.slice(0, queryStart),
+    headers: { 'x-request-id': id },
+    record: { source, id, method, url, startedAt: performance.now(), route: UNMATCHED_ROUTE, outcome: 'internal_error' },
+  };
+}

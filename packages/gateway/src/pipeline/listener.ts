@@ -1,0 +1,68 @@
+import { readFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server, type ServerOptions, type ServerResponse } from 'node:http';
+import { createServer as createTlsServer, type Server as TlsServer } from 'node:https';
+import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
+import { createClientErrorHandler, type ClientErrorKind } from '@animal-store/http-kit';
+import type { GatewayConfig } from '../config/index.js';
+import { deprecationHeaders } from '../deprecation/index.js';
+import { errorBody } from '../errors.js';
+import { rateLimitHeaders, type RateLimiting } from '../ratelimit/index.js';
+import type { RouteMatch } from '../routing/index.js';
+
+/**
+ * The gateway's `node:http` (or `node:https`) server with its timeouts, not yet listening. Answers
+ * Node's parser makes (400, 408, 431) get the Error body, and for a 431 the anonymous limit's
+ * state and the operation's deprecation.
+ */
+export function createListener(
+  config: GatewayConfig,
+  onRequest: (req: IncomingMessage, res: ServerResponse) => void,
+  parts: { readonly matchRoute: (method: string, path: string) => RouteMatch; readonly rateLimiting: RateLimiting | undefined; readonly docUrl: string },
+): Server | TlsServer {
+  const options: ServerOptions = {
+    headersTimeout: config.server.headersTimeoutMs,
+    requestTimeout: config.server.requestTimeoutMs,
+    maxHeaderSize: config.server.maxHeaderSize,
+    keepAliveTimeout: config.server.keepAliveTimeoutMs,
+    // How often Node looks for requests past headersTimeout/requestTimeout (default 30 s).
+    connectionsCheckingInterval: Math.max(50, Math.min(1000, config.server.headersTimeoutMs / 2)),
+  };
+  const server = config.tls === undefined ? createServer(options, onRequest) : createTlsServer({ ...options, ...readTlsFiles(config.tls) }, onRequest);
+
+  /**
+   * Headers for an answer Node's parser made (431, 400, 408): a request whose headers were too
+   * large is still charged to its address's anonymous limit and shown its state, and told of its
+   * operation's deprecation when the request line says which one it was.
+   */
+  async function parserAnswerHeaders(kind: ClientErrorKind, error: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Duplex): Promise<Record<string, string>> {
+    const headers: Record<string, string> = {};
+    if (kind !== 'headers_too_large') return headers;
+    const line = /^([A-Z]+) (\/[^ ?]*)/.exec(error.rawPacket?.toString('latin1', 0, 2048) ?? '');
+    const match = line === null ? undefined : parts.matchRoute(line[1] as string, line[2] as string);
+    if (match?.kind === 'operation' && match.operation.deprecation !== undefined) Object.assign(headers, deprecationHeaders(match.operation.deprecation, parts.docUrl));
+    const ip = (socket as Socket).remoteAddress;
+    if (parts.rateLimiting !== undefined && ip !== undefined) {
+      try {
+        Object.assign(headers, rateLimitHeaders(await parts.rateLimiting.forAnonymous(ip)));
+      } catch {
+        // The limiter is unavailable: the 431 goes out without its state rather than not at all.
+      }
+    }
+    return headers;
+  }
+  server.on('clientError', createClientErrorHandler(errorBody, parserAnswerHeaders));
+  return server;
+}
+
+/** The PEM certificate chain and key of the gateway's own listener, named by their settings when unreadable. */
+function readTlsFiles(tls: NonNullable<GatewayConfig['tls']>): { cert: Buffer; key: Buffer } {
+  const read = (setting: string, file: string) => {
+    try {
+      return readFileSync(file);
+    } catch (error) {
+      throw new Error(`${setting} ${file}: ${(error as Error).message}`);
+    }
+  };
+  return { cert: read('TLS_CERT_FILE', tls.certFile), key: read('TLS_KEY_FILE', tls.keyFile) };
+}

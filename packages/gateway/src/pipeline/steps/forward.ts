@@ -1,0 +1,50 @@
+import { publishUpstreamCall, publishUpstreamStart } from '../../events/index.js';
+import { upstreamHeaders } from '../../http/upstream-headers.js';
+import type { Upstream } from '../../proxy/index.js';
+import { refuse, type Answer } from '../answer.js';
+import type { Exchange } from '../exchange.js';
+
+export interface ForwardSettings {
+  readonly target: URL;
+  /** The backend's base path, when it differs from the public one (`/v1/pets` → `/pets`). */
+  readonly basePath: string | undefined;
+  readonly forwardAuthorization: boolean;
+}
+
+/**
+ * The last step: the request goes upstream with the gateway's view of identity and client, and
+ * the upstream's answer streams back with the exchange's headers. An upstream that cannot be
+ * reached answers 502, one that does not answer in time 504. Always answers.
+ */
+export function createForwardStep(upstream: Upstream, settings: ForwardSettings) {
+  const serverAddress = settings.target.hostname;
+  const serverPort = Number(settings.target.port || (settings.target.protocol === 'https:' ? 443 : 80));
+  return async function forward(x: Exchange): Promise<Answer> {
+    const base = settings.basePath;
+    const operation = x.operation;
+    const path = base === undefined || operation === undefined ? x.url : rebase(x.url, operation.basePath, base);
+    const headers = upstreamHeaders(x.req.headers, x.client as NonNullable<Exchange['client']>, x.record.id, x.body?.length, x.identity, settings.forwardAuthorization);
+    publishUpstreamStart({ request: x.record, headers });
+    const startedAt = performance.now();
+    const outcome = await upstream.forward({ req: x.req, res: x.res, path, headers, body: x.body, responseHeaders: x.headers });
+    const durationMs = performance.now() - startedAt;
+    x.record.upstreamMs = Math.round(durationMs * 100) / 100;
+    const call = { request: x.record, serverAddress, serverPort, startedAt, durationMs };
+    if (outcome.kind === 'proxied') {
+      publishUpstreamCall({ ...call, status: outcome.status });
+      return { kind: 'proxied', status: outcome.status };
+    }
+    if (outcome.kind === 'client_gone') {
+      publishUpstreamCall({ ...call, errorType: 'client_gone' });
+      return { kind: 'client_gone' };
+    }
+    publishUpstreamCall({ ...call, errorType: outcome.code, cause: outcome.cause });
+    return refuse(outcome.code);
+  };
+}
+
+/** `url` with the public base path `from` replaced by the backend's `to` (`/` for none). */
+export function rebase(url: string, from: string, to: string): string {
+  const rest = url.slice(from.length);
+  return to === '/' ? rest : `${to}${rest}`;
+}

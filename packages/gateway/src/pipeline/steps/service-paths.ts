@@ -1,0 +1,28 @@
+import { DEPRECATION_NOTES_PATH } from '../../deprecation/index.js';
+import { refuse } from '../answer.js';
+import type { Step } from '../exchange.js';
+
+export interface ReadinessCheck {
+  readonly name: string;
+  ready(): Promise<boolean>;
+}
+
+/**
+ * The gateway's own paths, answered before anything else and without a key: `/healthz` (alive),
+ * `/readyz` (every check answers), and the deprecation notes unless the operator links elsewhere.
+ */
+export function createServicePaths(checks: readonly ReadinessCheck[], notes: string | undefined): Step {
+  return async function servicePaths(x) {
+    if (x.path === '/healthz') return { kind: 'status', status: 200, body: { status: 'ok' } };
+    if (x.path === '/readyz') {
+      const results = await Promise.all(checks.map(async (check) => [check.name, await check.ready()] as const));
+      const down = results.filter(([, ok]) => !ok).map(([name]) => name);
+      if (down.length === 0) return { kind: 'status', status: 200, body: { status: 'ready' } };
+      return { ...refuse('not_ready', `Not reachable: ${down.join(', ')}.`), outcome: 'health' };
+    }
+    if (notes !== undefined && x.path === DEPRECATION_NOTES_PATH && (x.method === 'GET' || x.method === 'HEAD')) {
+      return { kind: 'document', contentType: 'text/markdown; charset=utf-8', text: notes };
+    }
+    return undefined;
+  };
+}

@@ -1,0 +1,45 @@
+import { publishRedisCommand, publishRedisHealth } from '../events/index.js';
+import type { RedisClient } from './redis-client.js';
+
+/**
+ * `client` with each command published (`redis command`: its duration, whether it answered) and
+ * each change of health (`redis health`: degraded at the first failure after answers, recovered
+ * at the first answer after failures). The parts that use Redis stay unaware of who listens.
+ */
+export function observeRedis(client: RedisClient): RedisClient {
+  let up: boolean | undefined;
+  function observed<A extends unknown[], R>(command: string, call: (...args: A) => Promise<R>): (...args: A) => Promise<R> {
+    return (...args) => {
+      const startedAt = performance.now();
+      return call(...args).then(
+        (result) => {
+          publishRedisCommand({ command, durationMs: performance.now() - startedAt, ok: true });
+          if (up !== true) {
+            if (up === false) publishRedisHealth({ up: true });
+            up = true;
+          }
+          return result;
+        },
+        (error: unknown) => {
+          publishRedisCommand({ command, durationMs: performance.now() - startedAt, ok: false });
+          if (up !== false) {
+            up = false;
+            publishRedisHealth({ up: false, error });
+          }
+          throw error;
+        },
+      );
+    };
+  }
+  return {
+    sIsMember: observed('sismember', (key: string, member: string) => client.sIsMember(key, member)),
+    sMisMember: observed('smismember', (key: string, members: readonly string[]) => client.sMisMember(key, members)),
+    sAdd: observed('sadd', (key: string, member: string) => client.sAdd(key, member)),
+    sMembers: observed('sscan', (key: string) => client.sMembers(key)),
+    ping: observed('ping', () => client.ping()),
+    onReady: (listener) => client.onReady(listener),
+    defineScript: (name, lua) => observed(name, client.defineScript(name, lua)),
+    shardOf: (key) => client.shardOf(key),
+    close: () => client.close(),
+  };
+}
