@@ -53,6 +53,20 @@ describe('the client against the real gateway and core processes', () => {
     assert.equal(notices[0]?.successor, `${gateway.url}/v1/pets?status=available`);
   });
 
+  test('usage() reads the plan from the gateway without charging it', async () => {
+    const { token } = await keyring.issue({ plan: 'free', sub: 'client-usage', ttlMs: 86_400_000 });
+    const client = createClient({ baseUrl: `${gateway.url}/v1`, apiKey: token });
+    const before = await client.usage();
+    assert.equal(before.plan, 'free');
+    assert.deepEqual([before.windows.minute?.limit, before.windows.minute?.remaining], [60, 60]);
+    assert.equal(before.ban, null);
+    assert.ok(before.keyExpiresAt !== null && before.keyExpiresAt > Date.now() / 1000);
+    assert.equal((await client.usage()).windows.minute?.remaining, 60, 'asking twice charged nothing');
+    await client.listPets();
+    assert.equal((await client.usage()).windows.minute?.remaining, 59);
+    assert.deepEqual(client.lastRateLimit?.remaining, 59);
+  });
+
   test('a bad key is a 401 ApiError, not retried', async () => {
     const client = createClient({ baseUrl: `${gateway.url}/v1`, apiKey: `${key}x` });
     await assert.rejects(client.listPets(), (error: ApiError) => error.status === 401 && error.code === 'unauthorized');

@@ -1,13 +1,18 @@
 import type { Server } from 'node:http';
 import type { Server as TlsServer } from 'node:https';
 import type { Logger } from 'pino';
+import { z } from 'zod';
 import { createRedisRevocations, type RedisRevocations } from './auth/index.js';
 import type { GatewayConfig } from './config/index.js';
+import { DEPRECATION_NOTES_PATH } from './deprecation/index.js';
+import { createDocs } from './docs/index.js';
+import { buildEffectiveDocument, DOCUMENT_PATH } from './openapi/index.js';
+import { readJsonFile } from './sources/read-json-file.js';
 import { createGateway } from './gateway.js';
 import { subscribeAccessLog } from './observability/access-log.js';
 import { createUpstream, type Upstream } from './proxy/index.js';
 import { createRedisClient, observeRedis, redisKeyNames, type RedisClient } from './redis/index.js';
-import { loadOperations, type Operation } from './routing/index.js';
+import { gatewayOperations, loadOperations, type Operation } from './routing/index.js';
 import { createAuthentication } from './wiring/authentication.js';
 import { createRateLimitingFromConfig } from './wiring/rate-limiting.js';
 
@@ -37,7 +42,20 @@ export interface BuiltGateway {
 export function buildGateway(config: GatewayConfig, deps: BuildDeps): BuiltGateway {
   const { logger } = deps;
   const now = deps.now ?? Date.now;
-  const operations = loadOperations(config.openApiFile, { basePath: config.publicBasePath });
+  const backendOperations = loadOperations(config.openApiFile, { basePath: config.publicBasePath });
+  const basePath = backendOperations[0]?.basePath ?? (config.publicBasePath === '/' ? '' : (config.publicBasePath ?? ''));
+  // What the API's consumers see: the backend's document plus the gateway's additions. Throws
+  // (and the gateway does not start) when the backend's document has a path the gateway answers.
+  const docUrl = config.deprecationDocUrl ?? DEPRECATION_NOTES_PATH;
+  const backendDocument = readJsonFile(config.openApiFile, z.record(z.string(), z.unknown()), 'OPENAPI_FILE', 'is not a usable OpenAPI document');
+  let document: Record<string, unknown>;
+  try {
+    document = buildEffectiveDocument(backendDocument, { deprecationDocUrl: docUrl });
+  } catch (error) {
+    throw new Error(`OPENAPI_FILE ${config.openApiFile}: ${(error as Error).message}`);
+  }
+  const docs = createDocs({ document, documentPath: `${basePath}${DOCUMENT_PATH}`, deprecationNotesUrl: docUrl });
+  const operations = [...backendOperations, ...gatewayOperations(basePath)];
   const upstream = createUpstream(config.upstream.engine, { target: config.upstream.url, ...config.upstream });
   const redis = config.redis === undefined ? undefined : observeRedis(createRedisClient(config.redis.url, config.redis));
 
@@ -76,7 +94,7 @@ export function buildGateway(config: GatewayConfig, deps: BuildDeps): BuiltGatew
   if (revocations !== undefined) readiness.push({ name: 'revocations copy', ready: async () => revocations.copied() });
   const source = {};
   const unsubscribe = subscribeAccessLog(logger, source);
-  const server = createGateway(config, { upstream, operations, readiness, authenticate: authentication?.authenticate, rateLimiting, now, source });
+  const server = createGateway(config, { upstream, operations, readiness, authenticate: authentication?.authenticate, rateLimiting, now, source, docs });
   return {
     server,
     upstream,

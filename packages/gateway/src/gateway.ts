@@ -1,6 +1,7 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Server as TlsServer } from 'node:https';
 import type { Authenticate } from './auth/index.js';
+import type { AnswerDocs } from './docs/index.js';
 import type { GatewayConfig } from './config/index.js';
 import { DEPRECATION_NOTES_PATH, deprecationNotes } from './deprecation/index.js';
 import { publishRequestEnd, publishRequestStart } from './events/index.js';
@@ -10,11 +11,13 @@ import { createListener } from './pipeline/listener.js';
 import { createAuthenticationStep, createKeyGuard } from './pipeline/steps/authenticate.js';
 import { createBodyStep } from './pipeline/steps/body.js';
 import { createCorsStep } from './pipeline/steps/cors.js';
+import { createDocsStep } from './pipeline/steps/docs.js';
 import { createForwardStep } from './pipeline/steps/forward.js';
 import { createRateLimitStep } from './pipeline/steps/rate-limit.js';
 import { createRouting } from './pipeline/steps/route.js';
 import { createServicePaths, type ReadinessCheck } from './pipeline/steps/service-paths.js';
 import { createSunsetStep } from './pipeline/steps/sunset.js';
+import { createUsageStep } from './pipeline/steps/usage.js';
 import type { Upstream } from './proxy/index.js';
 import type { RateLimiting } from './ratelimit/index.js';
 import { createRouteTable, type Operation } from './routing/index.js';
@@ -34,6 +37,8 @@ export interface GatewayDeps {
   readonly now?: () => number;
   /** Names this gateway in its events (`RequestRecord.source`), for its own subscribers. */
   readonly source?: object;
+  /** The API document and its reference page (see `createDocs`); absent, the gateway serves neither. */
+  readonly docs?: AnswerDocs | undefined;
 }
 
 /**
@@ -55,9 +60,11 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps): Server 
 
   const steps: Step[] = [
     createServicePaths([{ name: 'upstream', ready: () => upstream.ready() }, ...(deps.readiness ?? [])], notes),
+    ...(deps.docs === undefined ? [] : [createDocsStep(deps.docs)]),
     ...(config.cors === undefined ? [] : [createCorsStep(config.cors, methodsAt)]),
     createRouting(matchRoute, config.trustProxy, docUrl),
     createAuthenticationStep(deps.authenticate, rateLimiting, guard, onRedisFailure),
+    createUsageStep(rateLimiting, guard, onRedisFailure),
     createRateLimitStep(guard),
     createSunsetStep(config.enforceSunset, deps.now ?? Date.now),
     createBodyStep(config.bodyLimitBytes),

@@ -1,33 +1,29 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { chromiumSkipReason, renderedDom, screenshot } from '@animal-store/testkit';
-import { createDocs } from '../src/docs/index.js';
-import { buildEffectiveDocument } from '../src/openapi/index.js';
+import { createTestKeyring } from './keys-fixture.js';
+import { startGateway, startRecordingUpstream, type RecordingUpstream, type RunningGateway } from './helpers.js';
 
-const CORE_DOCUMENT = fileURLToPath(new URL('../../core/openapi.json', import.meta.url));
 const skip = chromiumSkipReason();
 if (skip !== false) console.log(`# skipped: the API reference page's browser tests: ${skip}`);
 
-describe('the API reference page in headless Chromium', { skip }, () => {
-  let server: Server;
+describe('the API reference page of the gateway, in headless Chromium', { skip }, () => {
+  let upstream: RecordingUpstream;
+  let gateway: RunningGateway;
   let base: string;
 
   before(async () => {
-    const document = buildEffectiveDocument(JSON.parse(readFileSync(CORE_DOCUMENT, 'utf8')) as Record<string, unknown>, { deprecationDocUrl: '/docs/deprecations' });
-    const answerDocs = createDocs({ document, documentPath: '/v1/openapi.json', deprecationNotesUrl: '/docs/deprecations' });
-    server = createServer((req, res) => {
-      const answer = answerDocs(req.method ?? 'GET', (req.url ?? '/').split('?')[0] as string, req.headers['if-none-match']);
-      if (answer === undefined) res.writeHead(404).end();
-      else res.writeHead(answer.status, answer.headers).end(answer.body);
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    upstream = await startRecordingUpstream();
+    const keyring = await createTestKeyring();
+    // The interface document of the core (the default OPENAPI_FILE), with keys and limits on.
+    gateway = await startGateway({ UPSTREAM_URL: upstream.url, JWKS_FILE: keyring.files.jwks, RATE_LIMITS: 'on' });
+    base = gateway.url;
   });
-  after(() => new Promise((resolve) => server?.close(resolve)));
+  after(async () => {
+    await gateway?.close();
+    await upstream?.close();
+  });
 
   test('renders every operation, shows getPet as deprecated and links the deprecation notes', async () => {
     const dom = await renderedDom(`${base}/docs`);

@@ -13,13 +13,17 @@ export type Answer =
   | { readonly kind: 'document'; readonly contentType: string; readonly text: string }
   /** A CORS preflight, 204 with these headers. */
   | { readonly kind: 'preflight'; readonly headers: Readonly<Record<string, string>> }
+  /** The API document, the reference page and its renderer: a body made once, or 304. */
+  | { readonly kind: 'asset'; readonly status: number; readonly headers: Readonly<Record<string, string>>; readonly body: Buffer | undefined }
+  /** A JSON answer of an operation the gateway answers itself (`GET /v1/usage`). */
+  | { readonly kind: 'json'; readonly status: number; readonly body: unknown; readonly outcome: Outcome }
   /** The upstream's answer, already streamed by the proxy engine. */
   | { readonly kind: 'proxied'; readonly status: number }
   /** The client left before an answer could be sent. */
   | { readonly kind: 'client_gone' };
 
 /** How a request ended, for logs and metrics: an error code, or what kind of answer it got. */
-export type Outcome = ErrorCode | 'health' | 'docs' | 'preflight' | 'proxied' | 'client_gone';
+export type Outcome = ErrorCode | 'health' | 'docs' | 'usage' | 'preflight' | 'proxied' | 'client_gone';
 
 /** The shorthand for the most common answer. */
 export function refuse(code: ErrorCode, message?: string, headers?: Readonly<Record<string, string>>): Answer {
@@ -48,6 +52,13 @@ function write(res: ServerResponse, headers: Record<string, string>, answer: Ans
       res.writeHead(200, { ...headers, 'content-type': answer.contentType, 'content-length': Buffer.byteLength(answer.text) });
       res.end(answer.text);
       return 'docs';
+    case 'asset':
+      res.writeHead(answer.status, { ...headers, ...answer.headers });
+      res.end(answer.body);
+      return 'docs';
+    case 'json':
+      sendJson(res, answer.status, answer.body, headers);
+      return answer.outcome;
     case 'preflight':
       res.writeHead(204, { ...headers, ...answer.headers });
       res.end();

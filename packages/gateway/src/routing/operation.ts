@@ -11,6 +11,8 @@ export interface Operation {
   /** True when the document requires a credential (operation `security`, else the document's). */
   readonly requiresAuth: boolean;
   readonly deprecation: Deprecation | undefined;
+  /** `gateway` for an operation the gateway answers itself (`GET /v1/usage`), never forwarded. */
+  readonly answeredBy?: 'gateway';
 }
 
 export interface Deprecation {

@@ -27,6 +27,15 @@ const pending = new WeakMap<Exchange, AuthTiming>();
 
 const settle = (x: Exchange, outcome: AuthOutcomeEvent['outcome'], timing: AuthTiming) => publishAuthOutcome({ request: x.record, outcome, ...timing });
 
+/**
+ * For a step that asks the deny-list in a round trip of its own rather than the key's limit (the
+ * usage endpoint's peek): publishes the verification's outcome once that round trip told it.
+ */
+export function settleVerification(x: Exchange, revoked: boolean): void {
+  const timing = pending.get(x);
+  if (timing !== undefined) settle(x, revoked ? 'revoked' : 'authenticated', timing);
+}
+
 export function createKeyGuard(rateLimiting: RateLimiting | undefined, onRedisFailure: FailurePolicy | 'off'): KeyGuard {
   async function chargeAnonymous(x: Exchange): Promise<Answer | undefined> {
     if (rateLimiting === undefined) return undefined;

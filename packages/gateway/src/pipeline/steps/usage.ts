@@ -1,0 +1,44 @@
+import { RevocationsUnavailableError } from '../../auth/index.js';
+import { rateLimitHeaders, RateLimitUnavailableError, type FailurePolicy, type RateDecision, type RateLimiting } from '../../ratelimit/index.js';
+import { usageBody } from '../../usage/index.js';
+import { refuse } from '../answer.js';
+import type { Step } from '../exchange.js';
+import { applyLimit } from '../limit-decision.js';
+import { settleVerification, type KeyGuard } from './authenticate.js';
+
+/**
+ * `GET /v1/usage`, answered here for the verified key: first the endpoint's own small limit (its
+ * refusal is the answer, the plan untouched), then a peek at the plan by the code that decides
+ * requests, which charges nothing. Its rate-limit headers are the plan's, uncharged (no
+ * Retry-After: the answer itself is no refusal, and a ban is in the body).
+ */
+export function createUsageStep(rateLimiting: RateLimiting | undefined, guard: KeyGuard, onRedisFailure: FailurePolicy | 'off'): Step {
+  return async function usage(x) {
+    if (x.operation?.answeredBy !== 'gateway') return undefined;
+    const identity = x.identity;
+    if (identity === undefined) return refuse('not_found', 'GET /v1/usage reports on an API key, and this gateway checks none (AUTH=off).');
+    if (rateLimiting === undefined) return { kind: 'json', status: 200, body: usageBody(identity, undefined), outcome: 'usage' };
+    const verdict = await applyLimit(x, () => rateLimiting.forUsage(identity), onRedisFailure, 'usage');
+    if (verdict.kind !== 'admitted') {
+      settleVerification(x, false);
+      return verdict.kind === 'refused' ? verdict.answer : refuse('unauthorized');
+    }
+    let peek: RateDecision;
+    try {
+      peek = await rateLimiting.peekIdentity(identity);
+    } catch (failure) {
+      if (failure instanceof RevocationsUnavailableError) return refuse('auth_unavailable', undefined, { 'retry-after': '1' });
+      if (failure instanceof RateLimitUnavailableError) return refuse('rate_limit_unavailable', undefined, { 'retry-after': '1' });
+      throw failure;
+    }
+    if (peek.revoked === true) {
+      x.record.authFailure = 'revoked';
+      settleVerification(x, true);
+      return (await guard.chargeAnonymous(x)) ?? refuse('unauthorized', undefined, { 'www-authenticate': 'Bearer error="invalid_token"' });
+    }
+    settleVerification(x, false);
+    const { 'retry-after': _notARefusal, ...headers } = rateLimitHeaders(peek);
+    Object.assign(x.headers, headers);
+    return { kind: 'json', status: 200, body: usageBody(identity, peek), outcome: 'usage' };
+  };
+}

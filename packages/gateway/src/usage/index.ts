@@ -1,0 +1,1 @@
+export { usageBody, type UsageBody } from './usage-body.js';

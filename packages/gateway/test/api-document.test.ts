@@ -1,0 +1,62 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { after, before, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { createTestKeyring } from './keys-fixture.js';
+import { startGateway, startRecordingUpstream, type RecordingUpstream, type RunningGateway } from './helpers.js';
+import { buildEffectiveDocument } from '../src/openapi/index.js';
+
+const CORE_DOCUMENT = fileURLToPath(new URL('../../core/openapi.json', import.meta.url));
+
+describe('the API document and the reference page, served by the gateway without a key', () => {
+  let upstream: RecordingUpstream;
+  let gateway: RunningGateway;
+
+  before(async () => {
+    upstream = await startRecordingUpstream();
+    const keyring = await createTestKeyring();
+    gateway = await startGateway({ UPSTREAM_URL: upstream.url, JWKS_FILE: keyring.files.jwks, RATE_LIMITS: 'on' });
+  });
+  after(async () => {
+    await gateway?.close();
+    await upstream?.close();
+  });
+
+  test("GET /v1/openapi.json is the backend's document plus the gateway's additions", async () => {
+    const res = await fetch(`${gateway.url}/v1/openapi.json`);
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get('content-type'), 'application/json');
+    const served = (await res.json()) as { paths: Record<string, unknown> };
+    const expected = buildEffectiveDocument(JSON.parse(readFileSync(CORE_DOCUMENT, 'utf8')) as Record<string, unknown>, { deprecationDocUrl: '/docs/deprecations' });
+    assert.deepEqual(served, expected);
+    assert.ok('/usage' in served.paths);
+    assert.equal(upstream.requests.length, 0, 'never asked of the backend');
+  });
+
+  test('it is cacheable: an ETag, and 304 for a client that has it; HEAD has no body', async () => {
+    const first = await fetch(`${gateway.url}/v1/openapi.json`);
+    await first.arrayBuffer();
+    const etag = first.headers.get('etag') ?? '';
+    assert.match(first.headers.get('cache-control') ?? '', /max-age=\d+/);
+    const again = await fetch(`${gateway.url}/v1/openapi.json`, { headers: { 'if-none-match': etag } });
+    assert.equal(again.status, 304);
+    const head = await fetch(`${gateway.url}/v1/openapi.json`, { method: 'HEAD' });
+    assert.equal(head.status, 200);
+    assert.equal(head.headers.get('content-length'), first.headers.get('content-length'));
+  });
+
+  test('GET /docs is the reference page, its renderer served from the gateway under a strict CSP', async () => {
+    const page = await fetch(`${gateway.url}/docs`);
+    assert.equal(page.status, 200);
+    assert.equal(page.headers.get('content-type'), 'text/html; charset=utf-8');
+    assert.match(page.headers.get('content-security-policy') ?? '', /default-src 'none'/);
+    const html = await page.text();
+    assert.match(html, /<redoc spec-url="\/v1\/openapi\.json"/);
+    const bundle = await fetch(`${gateway.url}/docs/redoc.standalone.js`);
+    assert.equal(bundle.status, 200);
+    assert.ok((await bundle.arrayBuffer()).byteLength > 500_000);
+    const notes = await fetch(`${gateway.url}/docs/deprecations`);
+    assert.equal(notes.status, 200, 'the page links the deprecation notes, which are there');
+    assert.match(await notes.text(), /getPet/);
+  });
+});
