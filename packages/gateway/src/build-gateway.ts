@@ -53,6 +53,7 @@ export function buildGateway(config: GatewayConfig, deps: BuildDeps): BuiltGatew
   if (redis !== undefined && config.redis !== undefined && config.auth.mode === 'required') {
     revocations = createRedisRevocations(redis, {
       key: redisKeyNames(config.redis.prefix).revoked,
+      channel: redisKeyNames(config.redis.prefix).revokedChannel,
       batchWindowMs: config.redis.batchWindowMs,
       onDegraded: degraded('revocation check degraded: Redis did not answer, using the last copy'),
     });

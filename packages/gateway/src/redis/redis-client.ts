@@ -15,6 +15,14 @@ export interface RedisClient {
    */
   sMembers(key: string): Promise<string[]>;
   ping(): Promise<void>;
+  /** Sends `message` to the subscribers of `channel`; resolves with how many received it. */
+  publish(channel: string, message: string): Promise<number>;
+  /**
+   * Calls `listener` with each message published on `channel`, over a connection of its own
+   * (subscribed again after each reconnection). `onSubscribed` is called each time the
+   * subscription is in place.
+   */
+  subscribe(channel: string, listener: (message: string) => void, onSubscribed?: () => void): void;
   /** Calls `listener` each time the connection becomes ready (the first time, and after each reconnection). */
   onReady(listener: () => void): void;
   /**
@@ -71,6 +79,7 @@ export function createRedisClient(url: string, options: RedisClientOptions): Red
   } else {
     redis = new Redis(url, { ...redisOptions, enableOfflineQueue: false, retryStrategy: retry });
   }
+  const subscribers: (Redis | Cluster)[] = [];
   // Without a listener an 'error' event would end the process; failures surface per command.
   redis.on('error', () => {});
   return {
@@ -94,6 +103,19 @@ export function createRedisClient(url: string, options: RedisClientOptions): Red
     async ping() {
       await within(redis.ping());
     },
+    publish: (channel, message) => within(redis.publish(channel, message)),
+    subscribe(channel, listener, onSubscribed) {
+      // Not on the request path: this connection may queue its SUBSCRIBE until it is connected.
+      const subscriber = redis instanceof Cluster ? redis.duplicate(undefined, { enableOfflineQueue: true }) : redis.duplicate({ enableOfflineQueue: true });
+      subscribers.push(subscriber);
+      subscriber.on('error', () => {});
+      subscriber.on('message', (from: string, message: string) => {
+        if (from === channel) listener(message);
+      });
+      const subscribe = () => void subscriber.subscribe(channel).then(() => onSubscribed?.(), () => {});
+      // After a reconnection ioredis subscribes again by itself; 'ready' tells when it has.
+      subscriber.on('ready', subscribe);
+    },
     onReady(listener) {
       redis.on('ready', listener);
     },
@@ -105,6 +127,7 @@ export function createRedisClient(url: string, options: RedisClientOptions): Red
     },
     shardOf: options.cluster === true ? (key) => calculateSlot(key) : () => 0,
     async close() {
+      for (const subscriber of subscribers) subscriber.disconnect();
       await redis.quit().catch(() => redis.disconnect());
     },
   };
