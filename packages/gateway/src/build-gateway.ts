@@ -1,5 +1,6 @@
 import type { Server } from 'node:http';
 import type { Server as TlsServer } from 'node:https';
+import { limitSendTime } from '@animal-store/http-kit';
 import type { Logger } from 'pino';
 import { createAuthentication, createRedisRevocations, type RedisRevocations } from './auth/index.js';
 import type { GatewayConfig } from './config/index.js';
@@ -75,6 +76,8 @@ export function buildGateway(config: GatewayConfig, deps: BuildDeps): BuiltGatew
   // Ready once the deny-list's copy is loaded: before it, a Redis hiccup would refuse every key.
   if (revocations !== undefined) readiness.push({ name: 'revocations copy', ready: async () => revocations.copied() });
   const server = createGateway(config, { logger, upstream, operations, readiness, authenticate: authentication?.authenticate, rateLimiting, now });
+  // A client that stops reading its answer holds a socket only about this long (Node bounds the rest).
+  limitSendTime(server as Server, config.server.sendTimeoutMs);
   return {
     server,
     upstream,
