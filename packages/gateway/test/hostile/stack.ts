@@ -19,10 +19,11 @@ export interface Stack {
 
 /**
  * Starts a private redis-server, the core, and `gateways` gateway processes with default settings
- * plus `env`: keys from a fresh keyring (its deny-list file as REVOCATIONS_FILE), limits in Redis.
+ * plus `env`: keys from a fresh keyring (its deny-list file as REVOCATIONS_FILE unless
+ * `revocationsFile` is false: then Redis is the only deny-list), limits in Redis.
  * Whatever started is stopped again if a later part fails to.
  */
-export async function startStack(options: { gateways: number; env?: Record<string, string>; coreEnv?: Record<string, string> }): Promise<Stack> {
+export async function startStack(options: { gateways: number; env?: Record<string, string>; coreEnv?: Record<string, string>; revocationsFile?: boolean }): Promise<Stack> {
   const started: { close(): Promise<void> }[] = [];
   const closeAll = async () => {
     for (const part of started.reverse()) await part.close().catch(() => {});
@@ -36,7 +37,7 @@ export async function startStack(options: { gateways: number; env?: Record<strin
     const gatewayEnv = {
       UPSTREAM_URL: core.url,
       JWKS_FILE: keyring.files.jwks,
-      REVOCATIONS_FILE: keyring.files.revoked,
+      ...(options.revocationsFile === false ? {} : { REVOCATIONS_FILE: keyring.files.revoked }),
       REDIS_URL: redis.url,
       ...options.env,
     };
