@@ -19,7 +19,17 @@ const SWEEP_EVERY = 10_000;
  * The limiter for one gateway process (no REDIS_URL), and the `local` fallback while Redis is
  * away: the same algorithm and the same answers as the Redis script, in a Map.
  */
-export function createMemoryLimiter(options: MemoryLimiterOptions = {}): Limiter & { readonly size: () => number } {
+export interface MemoryLimiter extends Limiter {
+  readonly size: () => number;
+  /**
+   * Counts what another limiter admitted for `request.subject`: after it, each window holds at
+   * least this limiter's share of `used[name]` (rounded up), in the current bucket. The `local`
+   * fallback is seeded with what Redis had counted, so it admits only its share of what was left.
+   */
+  seed(request: LimitRequest, used: ReadonlyMap<string, number>): void;
+}
+
+export function createMemoryLimiter(options: MemoryLimiterOptions = {}): MemoryLimiter {
   const now = options.now ?? Date.now;
   const share = options.share ?? 1;
   const windows = new Map<string, { state: WindowState; touched: number; windowMs: number }>();
@@ -39,21 +49,33 @@ export function createMemoryLimiter(options: MemoryLimiterOptions = {}): Limiter
     return { ...policy, windows: policy.windows.map((w) => ({ ...w, limit: Math.floor(w.limit * share) })) };
   }
 
+  /** The request's windows at `at`, old buckets dropped. */
+  function statesOf(subject: string, policy: Policy, at: number) {
+    return policy.windows.map((window) => {
+      const key = `${subject}\u0000${window.name}`;
+      let entry = windows.get(key);
+      if (entry === undefined) windows.set(key, (entry = { state: emptyWindow(), touched: at, windowMs: window.windowMs }));
+      entry.touched = at;
+      const { state } = entry;
+      const current = bucketOf(window, state, at);
+      advance(window, state, current);
+      return { window, state, current };
+    });
+  }
+
   return {
+    seed(request, used) {
+      const at = now();
+      for (const { window, state, current } of statesOf(request.subject, scaled(request.policy), at)) {
+        const target = Math.min(window.limit, Math.ceil((used.get(window.name) ?? 0) * share));
+        if (target > state.total) admit(state, current, target - state.total);
+      }
+    },
     async check(request: LimitRequest): Promise<RateDecision> {
       const at = now();
       if (++checks % SWEEP_EVERY === 0) sweep(at);
       const policy = scaled(request.policy);
-      const states = policy.windows.map((window) => {
-        const key = `${request.subject}\u0000${window.name}`;
-        let entry = windows.get(key);
-        if (entry === undefined) windows.set(key, (entry = { state: emptyWindow(), touched: at, windowMs: window.windowMs }));
-        entry.touched = at;
-        const { state } = entry;
-        const current = bucketOf(window, state, at);
-        advance(window, state, current);
-        return { window, state, current };
-      });
+      const states = statesOf(request.subject, policy, at);
       const view = (): RateDecision['windows'] =>
         states.map(({ window, state }) => ({
           name: window.name,
