@@ -165,7 +165,7 @@ async function main(): Promise<void> {
     let limiter: LimiterFigures | undefined;
     if (redis !== undefined) {
       limiter = await measureLimiter(redis.url, quick ? 0.5 : 5);
-      process.stdout.write(`limiter: ${Math.round(limiter.decisionsPerSecond)} decisions/s; memory ${JSON.stringify(limiter.memory)}\n`);
+      process.stdout.write(`limiter: ${Math.round(limiter.decisionsPerSecond)} decisions/s (${limiter.concurrency} in flight), ${Math.round(limiter.oneBatchInFlight?.decisionsPerSecond ?? 0)} (64 in flight); memory ${JSON.stringify(limiter.memory)}\n`);
     }
     const machine = { node: process.version, cpu: cpus()[0]?.model ?? 'unknown', cores: cpus().length, loadavgAtStart: loadavg() };
     const run = { date: new Date(started).toISOString(), quick, rounds, settings, manyKeyCount, machine, seconds: Math.round((performance.now() - suiteStarted) / 1000), skipped, haproxyAlgorithm: references.haproxyAlgorithm };

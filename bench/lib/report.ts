@@ -142,7 +142,9 @@ export function renderReport(run: RunInfo, measurements: readonly Measurement[],
   if (limiter !== undefined) {
     lines.push(
       '',
-      `Limiter, one process against a loopback Redis: **${Math.round(limiter.decisionsPerSecond)} decisions/s** (${limiter.concurrency} in flight, ${limiter.seconds} s).`,
+      `Limiter, one process against a loopback Redis, over 1,000 accounts: **${Math.round(limiter.decisionsPerSecond)} decisions/s** with ${limiter.concurrency} in flight` +
+        (limiter.oneBatchInFlight === undefined ? '' : `, ${Math.round(limiter.oneBatchInFlight.decisionsPerSecond)} with ${limiter.oneBatchInFlight.concurrency} (one batch at a time)`) +
+        ` (${limiter.seconds} s each).`,
       `Redis memory per account (MEMORY USAGE of its counters): ${limiter.memory.oneRequest} B after one request, ${limiter.memory.typical} B for a steady client (a request every 5 s), ${limiter.memory.worst} B with every bucket of both windows in use (goals ≤ 256 B typical, ≤ 2 KB worst).`,
     );
   }

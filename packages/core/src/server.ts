@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { CoreConfig } from './config.js';
-import { createClientErrorHandler } from '@animal-store/http-kit';
+import { createClientErrorHandler, limitSendTime } from '@animal-store/http-kit';
 import { errorBody, HttpError } from './errors.js';
 import { sendError, sendReply } from './http/reply.js';
 import { buildOpenApiDocument, serializeDocument } from './openapi/index.js';
@@ -53,6 +53,8 @@ export function createCoreServer(config: CoreConfig, deps: CoreDeps): Server {
     (req, res) => void handle(req, res),
   );
   server.on('clientError', createClientErrorHandler(errorBody));
+  // A client that stops reading its answer holds a socket 30 s at most (Node bounds the rest).
+  limitSendTime(server);
   return server;
 }
 

@@ -1,5 +1,6 @@
 import type { Server } from 'node:http';
 import type { Server as TlsServer } from 'node:https';
+import { limitSendTime } from '@animal-store/http-kit';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import { createRedisRevocations, type RedisRevocations } from './auth/index.js';
@@ -73,6 +74,7 @@ export function buildGateway(config: GatewayConfig, deps: BuildDeps): BuiltGatew
   if (redis !== undefined && config.redis !== undefined && config.auth.mode === 'required') {
     revocations = createRedisRevocations(redis, {
       key: redisKeyNames(config.redis.prefix).revoked,
+      channel: redisKeyNames(config.redis.prefix).revokedChannel,
       batchWindowMs: config.redis.batchWindowMs,
       onDegraded: degraded('revocation check degraded: Redis did not answer, using the last copy'),
     });
@@ -95,6 +97,8 @@ export function buildGateway(config: GatewayConfig, deps: BuildDeps): BuiltGatew
   const source = {};
   const unsubscribe = subscribeAccessLog(logger, source);
   const server = createGateway(config, { upstream, operations, readiness, authenticate: authentication?.authenticate, rateLimiting, now, source, docs });
+  // A client that stops reading its answer holds a socket only about this long (Node bounds the rest).
+  limitSendTime(server as Server, config.server.sendTimeoutMs);
   return {
     server,
     upstream,

@@ -2,3 +2,4 @@ export { clientErrorKind, createClientErrorHandler, type ClientErrorHeaders, typ
 export { drain } from './drain.js';
 export { exitWithProblems, serve, type ServeLogger, type ServeOptions } from './serve.js';
 export { BodyAborted, BodyOverLimit, bodyUnread, collectBody, DEFAULT_LINGER, lingerAfterAnswer, type LingerLimits } from './early-answer.js';
+export { DEFAULT_SEND_TIMEOUT_MS, limitSendTime } from './send-timeout.js';

@@ -80,6 +80,12 @@ export function createFileRevocations(file: string): RevocationList {
 
 export interface RedisRevocationsOptions {
   readonly key: string;
+  /**
+   * The channel each revocation is published on (`keys revoke` does): the copy learns it at once,
+   * so a Redis that dies right after a revocation cannot take it along. Without it, the copy knows
+   * only what its last refresh read.
+   */
+  readonly channel?: string;
   /** How often the local copy used during Redis outages is refreshed. */
   readonly snapshotEveryMs?: number;
   /** How long a batch of checks stays open (see `createBatch`): 0 ends it with the event-loop turn. */
@@ -98,7 +104,10 @@ export interface RedisRevocations extends RevocationList {
   fromCopy(keyId: string): boolean;
   /** Redis said `keyId` is revoked: the copy keeps it, so an outage cannot bring it back to life. */
   remember(keyId: string): void;
-  /** True once a whole copy was read: from then on an outage is answered from it, not with 503s. */
+  /**
+   * True once a whole copy was read (from then on an outage is answered from it, not with 503s)
+   * and, with a channel, once it listens for revocations.
+   */
   copied(): boolean;
 }
 
@@ -106,22 +115,31 @@ export interface RedisRevocations extends RevocationList {
  * A deny-list shared by every gateway instance, so a revocation made anywhere applies from the
  * very next request everywhere. The checks of one event-loop turn share one `SMISMEMBER`. While
  * Redis does not answer within its command budget, the last copy of the whole set (refreshed every
- * few seconds) answers instead; before a first copy was loaded, nothing can answer, and the check
+ * few seconds, and told of each revocation as it is published) answers instead; before a first
+ * copy was loaded, nothing can answer, and the check
  * fails closed. With limits in Redis, the limiter asks in the same round trip as the limit
  * (`checkRevoked`) and this list serves only as its copy.
  */
 export function createRedisRevocations(redis: RedisClient, options: RedisRevocationsOptions): RedisRevocations {
   let snapshot = new Set<string>();
   let loaded = false;
-  const refresh = () =>
-    redis.sMembers(options.key).then(
+  let listening = options.channel === undefined;
+  /** Per refresh under way, the ids learnt meanwhile: a page read before they were added lacks them. */
+  const learning = new Set<Set<string>>();
+  const refresh = () => {
+    const learnt = new Set<string>();
+    learning.add(learnt);
+    return redis.sMembers(options.key).then(
       (members) => {
+        learning.delete(learnt);
         snapshot = new Set(members);
+        for (const keyId of learnt) snapshot.add(keyId);
         loaded = true;
         options.onCopied?.(snapshot.size);
       },
-      () => {},
+      () => void learning.delete(learnt),
     );
+  };
   // The client connects in the background: the first copy is read as soon as it can be, and
   // again after each reconnection (the list may have changed while Redis was away).
   redis.onReady(() => void refresh());
@@ -139,7 +157,9 @@ export function createRedisRevocations(redis: RedisClient, options: RedisRevocat
   };
   const remember = (keyId: string) => {
     snapshot.add(keyId);
+    for (const learnt of learning) learnt.add(keyId);
   };
+  if (options.channel !== undefined) redis.subscribe(options.channel, remember, () => (listening = true));
   return {
     async isRevoked(keyId) {
       try {
@@ -154,7 +174,7 @@ export function createRedisRevocations(redis: RedisClient, options: RedisRevocat
     },
     fromCopy,
     remember,
-    copied: () => loaded,
+    copied: () => loaded && listening,
     close() {
       clearInterval(timer);
     },

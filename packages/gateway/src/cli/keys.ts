@@ -99,7 +99,11 @@ async function run(argv: string[]): Promise<void> {
       const redis = createRedisClient(env.REDIS_URL, { commandTimeoutMs: 2000, cluster: env.REDIS_CLUSTER });
       try {
         await waitForRedis(redis);
-        await redis.sAdd(redisKeyNames(env.REDIS_PREFIX).revoked, argument);
+        const names = redisKeyNames(env.REDIS_PREFIX);
+        await redis.sAdd(names.revoked, argument);
+        // Each gateway's copy of the deny-list learns it now, not at its next refresh: a Redis that
+        // dies right after this cannot take the revocation along.
+        await redis.publish(names.revokedChannel, argument);
       } catch (error) {
         throw new KeyringError(`revoked ${argument} in ${file}, but NOT in Redis (${(error as Error).message}): gateways that read only Redis still accept it; run this again once Redis answers`);
       } finally {

@@ -99,6 +99,7 @@ export const GatewayEnv = z.object({
   REQUEST_TIMEOUT_MS: ms.default(30_000),
   MAX_HEADER_SIZE: z.coerce.number().int().min(1024).max(1024 * 1024).default(16 * 1024),
   KEEP_ALIVE_TIMEOUT_MS: ms.default(5_000),
+  SEND_TIMEOUT_MS: ms.default(30_000),
   SHUTDOWN_TIMEOUT_MS: ms.default(10_000),
   ENFORCE_SUNSET: z.stringbool().default(true),
   DEPRECATION_DOC_URL: z.string().min(1).optional(),

@@ -33,6 +33,8 @@ export interface GatewayConfig {
     readonly requestTimeoutMs: number;
     readonly maxHeaderSize: number;
     readonly keepAliveTimeoutMs: number;
+    /** A connection whose client takes nothing of its answer for this long is closed. */
+    readonly sendTimeoutMs: number;
   };
   readonly shutdownTimeoutMs: number;
   /** Answer 410 for deprecated operations once their sunset has passed. */
@@ -118,6 +120,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
       requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
       maxHeaderSize: e.MAX_HEADER_SIZE,
       keepAliveTimeoutMs: e.KEEP_ALIVE_TIMEOUT_MS,
+      sendTimeoutMs: e.SEND_TIMEOUT_MS,
     },
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     enforceSunset: e.ENFORCE_SUNSET,

@@ -19,7 +19,17 @@ const SWEEP_EVERY = 10_000;
  * The limiter for one gateway process (no REDIS_URL), and the `local` fallback while Redis is
  * away: the same algorithm and the same answers as the Redis script, in a Map.
  */
-export function createMemoryLimiter(options: MemoryLimiterOptions = {}): Limiter & { readonly size: () => number } {
+export interface MemoryLimiter extends Limiter {
+  readonly size: () => number;
+  /**
+   * Counts what another limiter admitted for `request.subject`: after it, each window holds at
+   * least this limiter's share of `used[name]` (rounded up), in the current bucket. The `local`
+   * fallback is seeded with what Redis had counted, so it admits only its share of what was left.
+   */
+  seed(request: LimitRequest, used: ReadonlyMap<string, number>): void;
+}
+
+export function createMemoryLimiter(options: MemoryLimiterOptions = {}): MemoryLimiter {
   const now = options.now ?? Date.now;
   const share = options.share ?? 1;
   const windows = new Map<string, { state: WindowState; touched: number; windowMs: number }>();
@@ -39,28 +49,42 @@ export function createMemoryLimiter(options: MemoryLimiterOptions = {}): Limiter
     return { ...policy, windows: policy.windows.map((w) => ({ ...w, limit: Math.floor(w.limit * share) })) };
   }
 
+  /**
+   * The request's windows at `at`, old buckets dropped. For a peek, copies: dropping the buckets
+   * that left the window is the only change it would make, and it makes none.
+   */
+  function statesOf(subject: string, policy: Policy, at: number, peek = false) {
+    return policy.windows.map((window) => {
+      const key = `${subject}\u0000${window.name}`;
+      let entry = windows.get(key);
+      let state: WindowState;
+      if (peek) {
+        state = entry === undefined ? emptyWindow() : { counts: new Map(entry.state.counts), total: entry.state.total, first: entry.state.first, last: entry.state.last };
+      } else {
+        if (entry === undefined) windows.set(key, (entry = { state: emptyWindow(), touched: at, windowMs: window.windowMs }));
+        entry.touched = at;
+        state = entry.state;
+      }
+      const current = bucketOf(window, state, at);
+      advance(window, state, current);
+      return { window, state, current };
+    });
+  }
+
   return {
+    seed(request, used) {
+      const at = now();
+      for (const { window, state, current } of statesOf(request.subject, scaled(request.policy), at)) {
+        const target = Math.min(window.limit, Math.ceil((used.get(window.name) ?? 0) * share));
+        if (target > state.total) admit(state, current, target - state.total);
+      }
+    },
     async check(request: LimitRequest): Promise<RateDecision> {
       const at = now();
       const peek = request.peek === true;
       if (!peek && ++checks % SWEEP_EVERY === 0) sweep(at);
       const policy = scaled(request.policy);
-      const states = policy.windows.map((window) => {
-        const key = `${request.subject}\u0000${window.name}`;
-        let entry = windows.get(key);
-        let state: WindowState;
-        if (peek) {
-          // A copy: dropping the buckets that left the window is the only change a peek would make.
-          state = entry === undefined ? emptyWindow() : { counts: new Map(entry.state.counts), total: entry.state.total, first: entry.state.first, last: entry.state.last };
-        } else {
-          if (entry === undefined) windows.set(key, (entry = { state: emptyWindow(), touched: at, windowMs: window.windowMs }));
-          entry.touched = at;
-          state = entry.state;
-        }
-        const current = bucketOf(window, state, at);
-        advance(window, state, current);
-        return { window, state, current };
-      });
+      const states = statesOf(request.subject, policy, at, peek);
       const view = (): RateDecision['windows'] =>
         states.map(({ window, state }) => ({
           name: window.name,

@@ -8,14 +8,14 @@
  *   another slot and is asked apart), then the accounts' keys (a hash tag per account, so the
  *   batch runs on Redis Cluster when all its accounts share a slot).
  * An account's key is one string: its whole state, MessagePack-encoded (`cmsgpack`, built into
- *   Redis's Lua), read with one GET the first time the batch meets the account and written back
- *   with one SET (with its TTL) at the end of the call when a request changed it. The state is a
- *   flat array:
- *     number of windows, then per window: its letter (m, d), its last bucket, the number of
- *       buckets counted (0 when empty), and their counts from the first bucket to the last;
- *     number of keys with a ban or strikes, then per key: its id (`jti`), banned until (ms, 0 for
- *       none), strikes, when the strikes expire (ms).
- *   The last bucket is kept when a window empties: a clock that steps back stays in it.
+ *   Redis's Lua), read with one GET the first time the call meets the account and written back
+ *   with one SET at the end of the call when a request changed it. The state is an array of:
+ *     its windows, flat: per window its letter (m, d), its last bucket, the requests it counts,
+ *       and the array of its buckets' counts from the first to the last (empty when it counts
+ *       none: the last bucket is kept, so a clock that steps back stays in it);
+ *     its keys' bans and strikes, flat: per key its id (`jti`), banned until (ms, 0 for none),
+ *       strikes, when the strikes expire (ms);
+ *     when the key's TTL ends (ms).
  * ARGV: 1 now in ms, or '' for Redis TIME (one clock for every gateway instance, read once a call)
  *       2 the number of requests, 3 '1' when KEYS[1] is the deny-list, 4 the number of policies
  *       then per policy (4 + 4 × windows fields): strikes before a ban (0: no bans), strike window
@@ -81,7 +81,8 @@ if denyList then
   end
 end
 
--- Accounts met in this call: key -> {w = {letter -> window}, bans = {jti -> {until, strikes, strikesEnd}}, ttl}.
+-- Accounts met in this call: key -> {w = {letter -> window}, bans = {jti -> {until, strikes, strikesEnd}},
+-- ttl: how long the key must live from now (0: unchanged, not written), expires: when its TTL ends (ms)}.
 -- A window is {first, last, total, counts}: counts[1] is the first bucket's, in a row to the last
 -- (an array that MessagePack encodes and decodes in C, so the script never loops over it to load
 -- or save an account).
@@ -90,13 +91,14 @@ local states, touched = {}, {}
 local function load(key)
   local state = states[key]
   if state ~= nil then return state end
-  state = { w = {}, bans = {}, ttl = 0 }
+  state = { w = {}, bans = {}, ttl = 0, expires = 0 }
   states[key] = state
   -- pcall: a key of another type (the hash of an older release) reads as empty and is replaced.
   local raw = pcall('GET', key)
   if type(raw) ~= 'string' then return state end
   local s = decode(raw)
   local wins, bans = s[1], s[2]
+  state.expires = s[3] or 0
   for i = 1, #wins, 4 do
     local last, counts = wins[i + 1], wins[i + 3]
     state.w[wins[i]] = { last - #counts + 1, last, wins[i + 2], counts }
@@ -125,7 +127,14 @@ local function save(key, state)
       bans[#bans + 1] = ban[3]
     end
   end
-  call('SET', key, encode({ wins, bans }), 'PX', ceil(state.ttl))
+  -- Setting an expiry costs Redis about as much as the write itself: the TTL is set a 24th longer
+  -- than needed, and kept (KEEPTTL) by the writes until what is left of it no longer suffices.
+  if state.expires >= now + state.ttl then
+    call('SET', key, encode({ wins, bans, state.expires }), 'KEEPTTL')
+  else
+    local ttl = ceil(state.ttl * 25 / 24)
+    call('SET', key, encode({ wins, bans, now + ttl }), 'PX', ttl)
+  end
 end
 
 local out = { now }

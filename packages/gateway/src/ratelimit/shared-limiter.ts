@@ -29,6 +29,15 @@ export interface SharedLimiterOptions {
   readonly revocations?: { fromCopy(keyId: string): boolean; remember(keyId: string): void } | undefined;
 }
 
+/** What Redis had counted for an account when it last answered, on this process's clock. */
+interface View {
+  readonly at: number;
+  readonly windows: RateDecision['windows'];
+}
+
+/** Accounts whose last Redis answer is kept; past it the map starts again (degraded seeds then lost). */
+const MAX_VIEWS = 100_000;
+
 interface Denial {
   readonly decision: RateDecision;
   /** On this process's clock. */
@@ -42,7 +51,9 @@ interface Denial {
  * - hot keys: a refused or banned key is answered from a local cache without a round trip (a
  *   refusal can never over-admit), its refusals carried to Redis as strikes on the next call;
  * - failures: `open` admits (headers from a local view, flagged degraded), `closed` refuses with
- *   503, `local` limits in process at a share of the plan. No request waits past the command
+ *   503, `local` limits in process at a share of the plan, first counting its share of what Redis
+ *   had admitted when it last answered for the account (so the instances together admit at most
+ *   what Redis had left, not a share of the plan on top of it). No request waits past the command
  *   budget (no offline queue); after `FAILURES_TO_OPEN` failures in a row none waits at all for
  *   `OPEN_MS` (a circuit breaker), then one request probes Redis, and Redis decides again as soon
  *   as it answers.
@@ -57,6 +68,17 @@ export function createSharedLimiter(options: SharedLimiterOptions): Limiter {
   const local = createMemoryLimiter({ now, share: options.onFailure === 'local' ? options.localShare : 1 });
   const denials = new Map<string, Denial>();
   const guarded = createCircuitBreaker({ failuresToOpen: FAILURES_TO_OPEN, openMs: OPEN_MS, now });
+  const seeding = options.onFailure === 'local';
+  const views = new Map<string, View>();
+
+  /** The local fallback first counts its share of what Redis had admitted in windows still open. */
+  function seedLocal(request: LimitRequest, at: number): void {
+    const view = views.get(request.subject);
+    if (view === undefined) return;
+    const used = new Map<string, number>();
+    for (const window of view.windows) if (at - view.at < window.windowMs) used.set(window.name, window.limit - window.remaining);
+    local.seed(request, used);
+  }
 
   return {
     async check(request: LimitRequest): Promise<RateDecision> {
@@ -87,12 +109,17 @@ export function createSharedLimiter(options: SharedLimiterOptions): Limiter {
           return { ...revokedDecision(request.policy, at), degraded: true };
         }
         if (options.onFailure === 'closed') throw new RateLimitUnavailableError(error);
+        if (seeding) seedLocal(request, at);
         const view = await local.check(request);
         return options.onFailure === 'open' ? { ...view, allowed: true, banned: false, retryAt: undefined, degraded: true } : { ...view, degraded: true };
       }
       if (decision.revoked === true) {
         if (request.keyId !== undefined) options.revocations?.remember(request.keyId);
         return decision;
+      }
+      if (seeding) {
+        if (views.size >= MAX_VIEWS) views.clear();
+        views.set(request.subject, { at, windows: decision.windows });
       }
       if (!decision.allowed && decision.retryAt !== undefined && request.peek !== true) {
         // Held at most denyCacheMs, so a raised limit or a lifted ban is seen soon. retryAt is on

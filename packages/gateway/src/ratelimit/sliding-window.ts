@@ -45,11 +45,11 @@ export function advance(window: WindowPolicy, state: WindowState, current: numbe
   if (state.total === 0) state.first = current;
 }
 
-/** Counts one request in bucket `current` (after `advance`). */
-export function admit(state: WindowState, current: number): void {
+/** Counts one request (or `count`) in bucket `current` (after `advance`). */
+export function admit(state: WindowState, current: number, count = 1): void {
   if (state.total === 0) state.first = current;
-  state.counts.set(current, (state.counts.get(current) ?? 0) + 1);
-  state.total += 1;
+  state.counts.set(current, (state.counts.get(current) ?? 0) + count);
+  state.total += count;
   state.last = current;
 }
 

@@ -8,6 +8,8 @@ export function redisKeyNames(prefix: string) {
   return {
     /** SET of revoked key ids (`jti`). */
     revoked: `${prefix}:revoked`,
+    /** Channel on which each revocation is published (its `jti`), so copies learn it at once. */
+    revokedChannel: `${prefix}:revoked`,
     /**
      * HASH of one account's rate-limit counters, bans and strikes (expires when idle); the account
      * (`sub`, or `ip:<address>` for anonymous clients) is its hash tag, so the script that uses it

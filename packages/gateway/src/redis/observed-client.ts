@@ -37,6 +37,8 @@ export function observeRedis(client: RedisClient): RedisClient {
     sAdd: observed('sadd', (key: string, member: string) => client.sAdd(key, member)),
     sMembers: observed('sscan', (key: string) => client.sMembers(key)),
     ping: observed('ping', () => client.ping()),
+    publish: observed('publish', (channel: string, message: string) => client.publish(channel, message)),
+    subscribe: (channel, listener, onSubscribed) => client.subscribe(channel, listener, onSubscribed),
     onReady: (listener) => client.onReady(listener),
     defineScript: (name, lua) => observed(name, client.defineScript(name, lua)),
     shardOf: (key) => client.shardOf(key),

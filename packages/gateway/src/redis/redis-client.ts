@@ -1,5 +1,6 @@
 import calculateSlot from 'cluster-key-slot';
 import { Cluster, Redis } from 'ioredis';
+import { createCommandBudget } from './command-budget.js';
 
 /** All the gateway needs from a Redis client; the one place ioredis is imported implements it. */
 export interface RedisClient {
@@ -14,6 +15,14 @@ export interface RedisClient {
    */
   sMembers(key: string): Promise<string[]>;
   ping(): Promise<void>;
+  /** Sends `message` to the subscribers of `channel`; resolves with how many received it. */
+  publish(channel: string, message: string): Promise<number>;
+  /**
+   * Calls `listener` with each message published on `channel`, over a connection of its own
+   * (subscribed again after each reconnection). `onSubscribed` is called each time the
+   * subscription is in place.
+   */
+  subscribe(channel: string, listener: (message: string) => void, onSubscribed?: () => void): void;
   /** Calls `listener` each time the connection becomes ready (the first time, and after each reconnection). */
   onReady(listener: () => void): void;
   /**
@@ -30,7 +39,11 @@ export interface RedisClient {
 }
 
 export interface RedisClientOptions {
-  /** Longest a command may take; past it the caller's fallback answers. Tens of ms. */
+  /**
+   * Longest Redis may take to answer a command; past it the caller's fallback answers. Tens of ms.
+   * Measured from the write, and a reply that arrived in time is used even when a busy event loop
+   * reads it late (see `command-budget.ts`).
+   */
   readonly commandTimeoutMs: number;
   /** `url` is one node of a Redis Cluster; the others are discovered from it. */
   readonly cluster?: boolean;
@@ -41,12 +54,14 @@ const SCAN_PAGE = 1000;
 
 /**
  * An ioredis client tuned for the request path: no offline queue (a command while disconnected
- * fails at once instead of replaying stale work later), a short command timeout, one retry, and
- * reconnection in the background.
+ * fails at once instead of replaying stale work later), a short command budget of its own (not
+ * ioredis `commandTimeout`, whose timer counts this process's queueing against Redis), one retry,
+ * and reconnection in the background.
  */
 export function createRedisClient(url: string, options: RedisClientOptions): RedisClient {
   const retry = (attempt: number) => Math.min(attempt * 100, 2000);
-  const redisOptions = { commandTimeout: options.commandTimeoutMs, maxRetriesPerRequest: 1 };
+  const redisOptions = { maxRetriesPerRequest: 1 };
+  const within = createCommandBudget(options.commandTimeoutMs);
   let redis: Redis | Cluster;
   if (options.cluster === true) {
     // A Cluster takes nodes, not a URL: what the URL says of the connection (user, password,
@@ -64,28 +79,42 @@ export function createRedisClient(url: string, options: RedisClientOptions): Red
   } else {
     redis = new Redis(url, { ...redisOptions, enableOfflineQueue: false, retryStrategy: retry });
   }
+  const subscribers: (Redis | Cluster)[] = [];
   // Without a listener an 'error' event would end the process; failures surface per command.
   redis.on('error', () => {});
   return {
     async sIsMember(key, member) {
-      return (await redis.sismember(key, member)) === 1;
+      return (await within(redis.sismember(key, member))) === 1;
     },
     async sMisMember(key, members) {
-      return (await redis.smismember(key, ...members)).map((found) => found === 1);
+      return (await within(redis.smismember(key, ...members))).map((found) => found === 1);
     },
-    sAdd: (key, member) => redis.sadd(key, member),
+    sAdd: (key, member) => within(redis.sadd(key, member)),
     async sMembers(key) {
       const members: string[] = [];
       let cursor = '0';
       do {
-        const [next, page] = await redis.sscan(key, cursor, 'COUNT', SCAN_PAGE);
+        const [next, page] = await within(redis.sscan(key, cursor, 'COUNT', SCAN_PAGE));
         for (const member of page) members.push(member);
         cursor = next;
       } while (cursor !== '0');
       return members;
     },
     async ping() {
-      await redis.ping();
+      await within(redis.ping());
+    },
+    publish: (channel, message) => within(redis.publish(channel, message)),
+    subscribe(channel, listener, onSubscribed) {
+      // Not on the request path: this connection may queue its SUBSCRIBE until it is connected.
+      const subscriber = redis instanceof Cluster ? redis.duplicate(undefined, { enableOfflineQueue: true }) : redis.duplicate({ enableOfflineQueue: true });
+      subscribers.push(subscriber);
+      subscriber.on('error', () => {});
+      subscriber.on('message', (from: string, message: string) => {
+        if (from === channel) listener(message);
+      });
+      const subscribe = () => void subscriber.subscribe(channel).then(() => onSubscribed?.(), () => {});
+      // After a reconnection ioredis subscribes again by itself; 'ready' tells when it has.
+      subscriber.on('ready', subscribe);
     },
     onReady(listener) {
       redis.on('ready', listener);
@@ -94,10 +123,11 @@ export function createRedisClient(url: string, options: RedisClientOptions): Red
       // No numberOfKeys: each call gives its own count first.
       redis.defineCommand(name, { lua });
       const command = (redis as unknown as Record<string, (...args: (string | number)[]) => Promise<unknown>>)[name] as (...args: (string | number)[]) => Promise<unknown>;
-      return (keys, args) => command.call(redis, keys.length, ...keys, ...args);
+      return (keys, args) => within(command.call(redis, keys.length, ...keys, ...args));
     },
     shardOf: options.cluster === true ? (key) => calculateSlot(key) : () => 0,
     async close() {
+      for (const subscriber of subscribers) subscriber.disconnect();
       await redis.quit().catch(() => redis.disconnect());
     },
   };

@@ -1,0 +1,53 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { redisSkipReason } from '@animal-store/testkit';
+import { startStack, type Stack } from './stack.js';
+
+// Hostile suite: the product's central promise under the attack run's burst. Two gateway
+// processes with default settings on one Redis, 3,000 requests at once, half to each: exactly the
+// plan's limit is admitted, whatever the arrival pattern does to the gateways' event loops.
+// (packages/gateway/test/ratelimit-burst.test.ts holds the same with in-process gateways.)
+describe('hostile burst: 3,000 parallel requests over two gateway processes on one Redis', { skip: redisSkipReason() }, () => {
+  let stack: Stack;
+
+  before(async () => {
+    stack = await startStack({ gateways: 2 });
+  });
+  after(async () => {
+    await stack?.close();
+  });
+
+  async function burst(count: number, token: string): Promise<Record<number, number>> {
+    const started = performance.now();
+    const statuses = await Promise.all(
+      Array.from({ length: count }, (_, i) =>
+        fetch(`${(stack.gateways[i % 2] as Stack['gateways'][number]).url}/v1/pets?limit=1`, { headers: { authorization: `Bearer ${token}` } }).then(
+          async (res) => (await res.arrayBuffer(), res.status),
+          () => 0,
+        ),
+      ),
+    );
+    const counts: Record<number, number> = {};
+    for (const status of statuses) counts[status] = (counts[status] ?? 0) + 1;
+    console.log(`# ${count} requests in ${((performance.now() - started) / 1000).toFixed(1)} s: ${JSON.stringify(counts)}`);
+    return counts;
+  }
+
+  test('a free key (60 a minute): exactly 60 admitted, every other request a 429', async () => {
+    const { token } = await stack.keyring.issue({ plan: 'free', sub: 'hostile-burst-free' });
+    assert.deepEqual(await burst(3000, token), { 200: 60, 429: 2940 });
+  });
+
+  test('a business key (1,000 a minute): exactly 1,000 admitted, every other request a 429', async () => {
+    const { token } = await stack.keyring.issue({ plan: 'business', sub: 'hostile-burst-business' });
+    assert.deepEqual(await burst(3000, token), { 200: 1000, 429: 2000 });
+  });
+
+  test('both again at once, on fresh accounts: exactly 60 and exactly 1,000', async () => {
+    const free = (await stack.keyring.issue({ plan: 'free', sub: 'hostile-burst-free-2' })).token;
+    const business = (await stack.keyring.issue({ plan: 'business', sub: 'hostile-burst-business-2' })).token;
+    const [a, b] = await Promise.all([burst(1500, free), burst(3000, business)]);
+    assert.deepEqual(a, { 200: 60, 429: 1440 });
+    assert.deepEqual(b, { 200: 1000, 429: 2000 });
+  });
+});

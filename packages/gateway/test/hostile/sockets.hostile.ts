@@ -1,0 +1,162 @@
+import assert from 'node:assert/strict';
+import { connect, type Socket } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { after, before, describe, test } from 'node:test';
+import { startService, type ServiceProcess } from '@animal-store/testkit';
+import { PROXY_TEST_PATHS, writeDocument } from '../helpers.js';
+import { eventually, startProcess, type ServiceUnderTest } from './processes.js';
+
+// Hostile suite: every socket costs the gateway a bounded time once it has answered or timed the
+// client out, whatever the client does. Each case runs against a gateway process of its own, with
+// the default timeouts, and watches that process's descriptors of client connections (its fds
+// that are sockets on its own port, from /proc) come back to none, and its descriptors overall
+// (/proc/<pid>/fd) back to their baseline. The cases run side by side: their waits overlap.
+
+/** How many hostile connections each case opens. */
+const CONNECTIONS = 300;
+/**
+ * Descriptors the gateway may hold above its baseline once the attackers' sockets are gone: the
+ * upstream keep-alive pool grows with the attack's concurrency (up to UPSTREAM_MAX_SOCKETS) and
+ * shrinks only after UPSTREAM_IDLE_TIMEOUT_MS (30 s), so the overall count is checked with room
+ * for it; the client sockets are checked exactly.
+ */
+const UPSTREAM_POOL = 256 + 5;
+
+interface Attack {
+  /** What the clients do. */
+  readonly name: string;
+  readonly connections: number;
+  /** Opens one connection and behaves as the attacker; resolves once it is in place. */
+  open(port: number, sockets: Socket[]): Promise<void>;
+  /** By when the gateway must have let go of every one (ms after they were in place). */
+  readonly boundMs: number;
+  /** Which setting bounds it, for the message. */
+  readonly because: string;
+  /** Settings other than the defaults (a shorter SEND_TIMEOUT_MS keeps the suite short). */
+  readonly env?: Record<string, string>;
+}
+
+/** A connection whose client never closes its side (our FIN gets no FIN back) and, once `reading` says so, stops reading. */
+function hostileSocket(port: number, sockets: Socket[], onConnect: (socket: Socket) => void): Socket {
+  const socket = connect({ port, host: '127.0.0.1', allowHalfOpen: true }, () => onConnect(socket));
+  socket.on('error', () => {});
+  sockets.push(socket);
+  return socket;
+}
+
+const ATTACKS: Attack[] = [
+  {
+    name: 'connect and send nothing',
+    connections: CONNECTIONS,
+    open: (port, sockets) => new Promise((resolve) => void hostileSocket(port, sockets, (socket) => (socket.pause(), resolve()))),
+    boundMs: 10_000 + 1_000 + 2_000 + 4_000,
+    because: 'HEADERS_TIMEOUT_MS (10 s) + the 1 s check + the 2 s linger after the 408',
+  },
+  {
+    name: 'slowloris: a header byte every 500 ms, never the end of the headers, never read',
+    connections: CONNECTIONS,
+    open: (port, sockets) =>
+      new Promise((resolve) => {
+        const socket = hostileSocket(port, sockets, () => {
+          socket.write('GET /v1/echo HTTP/1.1\r\nHost: gw\r\nX-A: ');
+          socket.pause();
+          const drip = setInterval(() => (socket.destroyed ? clearInterval(drip) : socket.write('a')), 500);
+          socket.once('close', () => clearInterval(drip));
+          resolve();
+        });
+      }),
+    boundMs: 10_000 + 1_000 + 2_000 + 4_000,
+    because: 'HEADERS_TIMEOUT_MS (10 s) + the 1 s check + the 2 s linger after the 408',
+  },
+  {
+    name: 'idle keep-alive after a 200, read but never closed',
+    connections: CONNECTIONS,
+    open: (port, sockets) =>
+      new Promise((resolve) => {
+        const socket = hostileSocket(port, sockets, () => socket.write('GET /v1/echo HTTP/1.1\r\nHost: gw\r\n\r\n'));
+        socket.once('data', () => resolve());
+      }),
+    boundMs: 5_000 + 4_000,
+    because: 'KEEP_ALIVE_TIMEOUT_MS (5 s)',
+  },
+  {
+    name: 'Connection: close answered, never read, never closed (FIN-WAIT-2 on our side)',
+    connections: CONNECTIONS,
+    open: (port, sockets) =>
+      new Promise((resolve) => {
+        const socket = hostileSocket(port, sockets, () => {
+          socket.pause();
+          socket.write('GET /v1/echo HTTP/1.1\r\nHost: gw\r\nConnection: close\r\n\r\n', () => resolve());
+        });
+      }),
+    boundMs: 15_000,
+    because: 'the answer fits the socket buffers: the gateway closes once it is written (1 s alone; the other cases share the CPU)',
+  },
+  {
+    name: 'a 4 MiB answer never read, the connection kept open',
+    connections: 50,
+    open: (port, sockets) =>
+      new Promise((resolve) => {
+        const socket = hostileSocket(port, sockets, () => {
+          socket.write('GET /v1/big HTTP/1.1\r\nHost: gw\r\n\r\n');
+          socket.once('data', () => (socket.pause(), resolve()));
+        });
+      }),
+    boundMs: 10_000 + 15_000,
+    because: 'SEND_TIMEOUT_MS, 10 s here (30 s by default), after the last byte the client took',
+    env: { SEND_TIMEOUT_MS: '10000' },
+  },
+  {
+    name: '200 pipelined requests, no answer ever read',
+    connections: 50,
+    open: (port, sockets) =>
+      new Promise((resolve) => {
+        const socket = hostileSocket(port, sockets, () => {
+          socket.pause();
+          socket.write('GET /v1/echo HTTP/1.1\r\nHost: gw\r\n\r\n'.repeat(200), () => resolve());
+        });
+      }),
+    boundMs: 10_000 + 15_000,
+    because: 'SEND_TIMEOUT_MS, 10 s here, or earlier Node\'s own timeouts for the requests queued behind the unread answers',
+    env: { SEND_TIMEOUT_MS: '10000' },
+  },
+];
+
+describe('hostile sockets: the gateway lets go of each within its bound', { concurrency: true }, () => {
+  // The upstream runs in a process of its own: the attack clients here must not starve it.
+  let upstream: ServiceProcess;
+  let document: string;
+  before(async () => {
+    upstream = await startService({ entry: fileURLToPath(new URL('./upstream-main.ts', import.meta.url)), env: {} });
+    document = writeDocument(PROXY_TEST_PATHS);
+  });
+  after(async () => {
+    await upstream?.stop();
+  });
+
+  for (const attack of ATTACKS) {
+    test(`${attack.connections} clients that ${attack.name}: descriptors back to the baseline within ${attack.boundMs / 1000} s (${attack.because})`, async () => {
+      const gateway: ServiceUnderTest = await startProcess('gateway', { AUTH: 'off', RATE_LIMITS: 'off', UPSTREAM_URL: upstream.url, OPENAPI_FILE: document, ...attack.env });
+      const sockets: Socket[] = [];
+      try {
+        // One request first, so the upstream connection and the lazily made parts exist already.
+        assert.equal((await fetch(`${gateway.url}/v1/echo`)).status, 200);
+        const baseline = gateway.descriptors();
+        // This process's own keep-alive connections (fetch's pool) are the client sockets' baseline.
+        const ours = gateway.clientSockets();
+        await Promise.all(Array.from({ length: attack.connections }, () => attack.open(gateway.port, sockets)));
+        const held = gateway.clientSockets() - ours;
+        const heldOverall = gateway.descriptors() - baseline;
+        const tookMs = await eventually(gateway.clientSockets, (count) => count <= ours, attack.boundMs, (count) => `the gateway still holds ${count - ours} of the ${attack.connections} client connections ${attack.boundMs / 1000} s after the attack`);
+        const after = gateway.descriptors() - baseline;
+        console.log(`# ${attack.name}: ${held} client sockets held during the attack, none after ${(tookMs / 1000).toFixed(1)} s; descriptors overall: baseline ${baseline}, +${heldOverall} during, +${after} after (the upstream pool)`);
+        assert.ok(after <= UPSTREAM_POOL, `${after} descriptors more than the baseline`);
+        // It still serves a real client, and the attackers' sockets are closed on its side.
+        assert.equal((await fetch(`${gateway.url}/v1/echo`)).status, 200);
+      } finally {
+        for (const socket of sockets) socket.destroy();
+        await gateway.stop();
+      }
+    });
+  }
+});

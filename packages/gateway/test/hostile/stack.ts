@@ -1,0 +1,76 @@
+import { startRedis, type RedisServer } from '@animal-store/testkit';
+import { createTestKeyring } from '../keys-fixture.js';
+import { startProcess, type ServiceUnderTest } from './processes.js';
+
+export type TestKeyring = Awaited<ReturnType<typeof createTestKeyring>>;
+
+/** Redis, the core and gateways in front of it, as production runs them, with one keyring. */
+export interface Stack {
+  readonly redis: RedisServer;
+  readonly core: ServiceUnderTest;
+  readonly gateways: ServiceUnderTest[];
+  readonly keyring: TestKeyring;
+  /** The environment the gateways run with (to start more, or the keys CLI). */
+  readonly gatewayEnv: Record<string, string>;
+  /** An enterprise key whose limits are out of reach (load tests measure the gateway, not the plan). */
+  unlimitedKey(sub: string): Promise<string>;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts a private redis-server, the core, and `gateways` gateway processes with default settings
+ * plus `env`: keys from a fresh keyring (its deny-list file as REVOCATIONS_FILE unless
+ * `revocationsFile` is false: then Redis is the only deny-list), limits in Redis.
+ * Whatever started is stopped again if a later part fails to.
+ */
+export async function startStack(options: { gateways: number; env?: Record<string, string>; coreEnv?: Record<string, string>; revocationsFile?: boolean }): Promise<Stack> {
+  const started: { close(): Promise<void> }[] = [];
+  const closeAll = async () => {
+    for (const part of started.reverse()) await part.close().catch(() => {});
+  };
+  try {
+    const redis = await startRedis();
+    started.push(redis);
+    const keyring = await createTestKeyring();
+    const core = await startProcess('core', { ...options.coreEnv });
+    started.push({ close: () => core.stop() });
+    const gatewayEnv = {
+      UPSTREAM_URL: core.url,
+      JWKS_FILE: keyring.files.jwks,
+      ...(options.revocationsFile === false ? {} : { REVOCATIONS_FILE: keyring.files.revoked }),
+      REDIS_URL: redis.url,
+      ...options.env,
+    };
+    const gateways: ServiceUnderTest[] = [];
+    for (let i = 0; i < options.gateways; i++) {
+      const gateway = await startProcess('gateway', gatewayEnv);
+      started.push({ close: () => gateway.stop() });
+      gateways.push(gateway);
+    }
+    // Ready: Redis connected and the deny-list's copy loaded.
+    for (const gateway of gateways) await untilReady(gateway.url);
+    return {
+      redis,
+      core,
+      gateways,
+      keyring,
+      gatewayEnv,
+      async unlimitedKey(sub) {
+        return (await keyring.issue({ plan: 'enterprise', sub, limits: { minute: 1_000_000_000, day: 1_000_000_000 } })).token;
+      },
+      close: closeAll,
+    };
+  } catch (error) {
+    await closeAll();
+    throw error;
+  }
+}
+
+/** Polls /readyz until it answers 200, for at most `timeoutMs`. */
+export async function untilReady(url: string, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await fetch(`${url}/readyz`).then(async (res) => (await res.arrayBuffer(), res.ok), () => false))) {
+    if (Date.now() > deadline) throw new Error(`${url} did not become ready`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
