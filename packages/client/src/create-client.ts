@@ -1,6 +1,7 @@
-import { ApiError, apiErrorOf } from './api-error.js';
-import { deprecationOf, parseLinks, rateLimitOf, type DeprecationNotice, type RateLimitState } from './response-headers.js';
-import { DEFAULT_RETRY, nextStep, type RetrySettings } from './retry-policy.js';
+import { ApiError } from './api-error.js';
+import { parseLinks, type DeprecationNotice, type RateLimitState } from './response-headers.js';
+import { DEFAULT_RETRY, type RetrySettings } from './retry-policy.js';
+import { abortableSleep, createTransport } from './transport.js';
 import type { NewPet, Pet, PetStatus, Usage } from './types.js';
 
 export interface ClientOptions {
@@ -55,15 +56,6 @@ export interface AnimalStoreClient {
   readonly lastRateLimit: RateLimitState | undefined;
 }
 
-interface Call {
-  readonly operation: string;
-  readonly method: 'GET' | 'POST';
-  readonly url: URL;
-  readonly body?: unknown;
-  readonly idempotencyKey?: string;
-  readonly signal: AbortSignal | undefined;
-}
-
 /**
  * A client of the Animal Store API that keeps the interface's side of the rate-limit contract:
  * it waits for `Retry-After` on a 429, never retries a banned key, backs off exponentially with
@@ -80,49 +72,16 @@ export function createClient(options: ClientOptions): AnimalStoreClient {
   };
   if (!Number.isInteger(settings.maxAttempts) || settings.maxAttempts < 1) throw new TypeError('retry.maxAttempts must be an integer ≥ 1');
   if (!(settings.maxDelayMs >= 0)) throw new TypeError('retry.maxDelayMs must be a number ≥ 0');
-  const fetchImpl = options.fetch ?? globalThis.fetch;
-  const random = options.random ?? Math.random;
-  const sleep = options.sleep ?? abortableSleep;
-  const authorization = `Bearer ${options.apiKey}`;
-  const warned = new Set<string>();
-  let lastRateLimit: RateLimitState | undefined;
-
-  /** The answer, once it is a success; every retry decision is made here. */
-  async function send(call: Call): Promise<Response> {
-    const headers: Record<string, string> = { accept: 'application/json', authorization };
-    if (call.body !== undefined) headers['content-type'] = 'application/json';
-    if (call.idempotencyKey !== undefined) headers['idempotency-key'] = call.idempotencyKey;
-    const body = call.body === undefined ? undefined : JSON.stringify(call.body);
-    const replayable = call.method === 'GET' || call.idempotencyKey !== undefined;
-    for (let attempt = 1; ; attempt += 1) {
-      call.signal?.throwIfAborted();
-      let response: Response;
-      try {
-        response = await fetchImpl(call.url, { method: call.method, headers, body, signal: call.signal });
-      } catch (failure) {
-        if (call.signal?.aborted === true) throw call.signal.reason;
-        const verdict = nextStep(attempt, { kind: 'network' }, replayable, settings, random);
-        if (!verdict.retry) throw failure;
-        await sleep(verdict.delayMs, call.signal);
-        continue;
-      }
-      lastRateLimit = rateLimitOf(response.headers) ?? lastRateLimit;
-      noticeDeprecation(call.operation, response);
-      if (response.ok) return response;
-      const error = await apiErrorOf(response);
-      const verdict = nextStep(attempt, { kind: 'answer', status: error.status, code: error.code, retryAfterSeconds: error.retryAfterSeconds }, replayable, settings, random);
-      if (!verdict.retry) throw error;
-      await sleep(verdict.delayMs, call.signal);
-    }
-  }
-
-  function noticeDeprecation(operation: string, response: Response): void {
-    if (options.onDeprecation === undefined || warned.has(operation)) return;
-    const notice = deprecationOf(operation, response.headers, response.url || base.href);
-    if (notice === undefined) return;
-    warned.add(operation);
-    options.onDeprecation(notice);
-  }
+  const transport = createTransport({
+    settings,
+    apiKey: options.apiKey,
+    fetch: options.fetch ?? globalThis.fetch,
+    random: options.random ?? Math.random,
+    sleep: options.sleep ?? abortableSleep,
+    onDeprecation: options.onDeprecation,
+    base: base.href,
+  });
+  const send = transport.send;
 
   const listUrl = (query: ListOptions = {}): URL => {
     const url = new URL(`${base.href}/pets`);
@@ -133,7 +92,7 @@ export function createClient(options: ClientOptions): AnimalStoreClient {
 
   return {
     get lastRateLimit() {
-      return lastRateLimit;
+      return transport.lastRateLimit();
     },
     async listPets(query, callOptions) {
       const response = await send({ operation: 'listPets', method: 'GET', url: listUrl(query), signal: callOptions?.signal });
@@ -180,21 +139,6 @@ function baseUrlOf(baseUrl: string): URL {
   url.search = '';
   url.hash = '';
   return url;
-}
-
-function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted === true) return reject(signal.reason);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
 }
 
 export { ApiError };
