@@ -230,6 +230,19 @@ test('allPets follows rel="next" until a page has none, retrying a page like any
   ]);
 });
 
+test('allPets never sends the key to another origin than the API', async () => {
+  const { client, sent } = scripted([json(200, [pet], { link: '<https://elsewhere.test/v1/pets?cursor=x>; rel="next"' })]);
+  const seen: number[] = [];
+  await assert.rejects(
+    (async () => {
+      for await (const each of client.allPets()) seen.push(each.id);
+    })(),
+    (error: ApiError) => error.code === 'unexpected_response' && /another origin/.test(error.message),
+  );
+  assert.equal(sent.length, 1);
+  assert.deepEqual(seen, [1], 'the page it had was given');
+});
+
 test('usage() asks GET /v1/usage', async () => {
   const usage = { plan: 'pro', windows: { minute: { limit: 300, remaining: 299, resetAt: 1 } }, ban: null, keyExpiresAt: null };
   const { client, sent } = scripted([json(200, usage)]);

@@ -101,6 +101,8 @@ export function createClient(options: ClientOptions): AnimalStoreClient {
     async *allPets(query, callOptions) {
       let url: URL | undefined = listUrl(query);
       while (url !== undefined) {
+        // The key goes with every page: never to another origin than the API's.
+        if (url.origin !== base.origin) throw new ApiError({ status: 0, code: 'unexpected_response', message: `The next page is on another origin (${url.origin}); not following it with the API key.` });
         const response = await send({ operation: 'listPets', method: 'GET', url, signal: callOptions?.signal });
         const page = (await response.json()) as Pet[];
         const next: { href: string } | undefined = parseLinks(response.headers.get('link'), url.href).find((link) => link.rels.includes('next'));
