@@ -5,6 +5,8 @@ import { createRedisRevocations, type RedisRevocations } from './auth/index.js';
 import type { GatewayConfig } from './config/index.js';
 import { createGateway } from './gateway.js';
 import { subscribeAccessLog } from './observability/access-log.js';
+import { createMetrics } from './observability/metrics.js';
+import { createMetricsServer } from './observability/metrics-server.js';
 import { createUpstream, type Upstream } from './proxy/index.js';
 import { createRedisClient, observeRedis, redisKeyNames, type RedisClient } from './redis/index.js';
 import { loadOperations, type Operation } from './routing/index.js';
@@ -25,6 +27,8 @@ export interface BuiltGateway {
   readonly operations: readonly Operation[];
   /** The shared Redis client, when REDIS_URL is set. */
   readonly redis: RedisClient | undefined;
+  /** The admin listener of `/metrics`, not yet listening; `undefined` without METRICS_PORT. */
+  readonly metricsServer: Server | undefined;
   /** Closes what the server used, once it stopped taking requests. */
   close(): Promise<void>;
 }
@@ -76,14 +80,23 @@ export function buildGateway(config: GatewayConfig, deps: BuildDeps): BuiltGatew
   if (revocations !== undefined) readiness.push({ name: 'revocations copy', ready: async () => revocations.copied() });
   const source = {};
   const unsubscribe = subscribeAccessLog(logger, source);
+  const metrics =
+    config.metrics === undefined
+      ? undefined
+      : createMetrics(source, { upstreamUp: () => upstream.ready(), redisUp: redis === undefined ? undefined : () => redis.ping().then(() => true, () => false) });
+  const metricsServer = metrics === undefined ? undefined : createMetricsServer(metrics.registry);
   const server = createGateway(config, { upstream, operations, readiness, authenticate: authentication?.authenticate, rateLimiting, now, source });
   return {
     server,
     upstream,
     operations,
     redis,
+    metricsServer,
     async close() {
       unsubscribe();
+      metrics?.stop();
+      metricsServer?.closeAllConnections();
+      metricsServer?.close();
       upstream.close();
       authentication?.close();
       revocations?.close();

@@ -153,6 +153,8 @@ export interface RunningGateway {
   readonly port: number;
   readonly config: GatewayConfig;
   readonly upstream: Upstream;
+  /** The admin listener's `/metrics`, when METRICS_PORT is set (it listens on a port of its own). */
+  readonly metricsUrl: string | undefined;
   close(): Promise<void>;
 }
 
@@ -180,11 +182,14 @@ export async function startGateway(
   }
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
+  const { metricsServer } = built;
+  if (metricsServer !== undefined) await new Promise<void>((resolve) => metricsServer.listen(0, '127.0.0.1', resolve));
   return {
     url: `${config.tls === undefined ? 'http' : 'https'}://127.0.0.1:${port}`,
     port,
     config,
     upstream,
+    metricsUrl: metricsServer === undefined ? undefined : `http://127.0.0.1:${(metricsServer.address() as AddressInfo).port}/metrics`,
     async close() {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
