@@ -7,6 +7,7 @@ import { createGateway } from './gateway.js';
 import { subscribeAccessLog } from './observability/access-log.js';
 import { createMetrics } from './observability/metrics.js';
 import { createMetricsServer } from './observability/metrics-server.js';
+import { createTracing } from './observability/tracing.js';
 import { createUpstream, type Upstream } from './proxy/index.js';
 import { createRedisClient, observeRedis, redisKeyNames, type RedisClient } from './redis/index.js';
 import { loadOperations, type Operation } from './routing/index.js';
@@ -79,6 +80,7 @@ export function buildGateway(config: GatewayConfig, deps: BuildDeps): BuiltGatew
   // Ready once the deny-list's copy is loaded: before it, a Redis hiccup would refuse every key.
   if (revocations !== undefined) readiness.push({ name: 'revocations copy', ready: async () => revocations.copied() });
   const source = {};
+  const tracing = config.tracing === undefined ? undefined : createTracing(source, config.tracing);
   const unsubscribe = subscribeAccessLog(logger, source);
   const metrics =
     config.metrics === undefined
@@ -97,6 +99,8 @@ export function buildGateway(config: GatewayConfig, deps: BuildDeps): BuiltGatew
       metrics?.stop();
       metricsServer?.closeAllConnections();
       metricsServer?.close();
+      // Spans still in the batch are sent before the process goes.
+      await tracing?.stop();
       upstream.close();
       authentication?.close();
       revocations?.close();
