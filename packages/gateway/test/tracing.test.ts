@@ -156,6 +156,15 @@ test("the client's trace goes on: a server span, its children, and the upstream 
   assert.equal(call?.attributes['http.response.status_code'], 200);
   assert.equal(call?.attributes['server.address'], '127.0.0.1');
   assert.ok(receiver.contentTypes.every((line) => line === 'POST /v1/traces application/json'), receiver.contentTypes.join('; '));
+
+  // The same key again: the cache knows it, nothing is verified, and the server span says so.
+  const again = '1af7651916cd43dd8448eb211c80319c';
+  const second = await fetch(`${gateway.url}/v1/echo`, { headers: { authorization: `Bearer ${token}`, traceparent: `00-${again}-${clientSpan}-01` } });
+  assert.equal(second.status, 200);
+  await second.arrayBuffer();
+  const secondSpans = await spansOf(again, 3);
+  assert.deepEqual(secondSpans.map((span) => span.name).sort(), ['GET', 'GET /v1/echo', 'rate limit']);
+  assert.equal(secondSpans.find((span) => span.kind === SERVER)?.attributes['gateway.auth.outcome'], 'authenticated');
 });
 
 test('without a traceparent the gateway starts a trace, passes it upstream and names it in the log line', async () => {
@@ -171,8 +180,11 @@ test('without a traceparent the gateway starts a trace, passes it upstream and n
   while ((lineOf('traced-new') === undefined || lineOf('traced-502') === undefined) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
   const refused = String(lineOf('traced-new')?.traceId);
   assert.match(refused, /^[0-9a-f]{32}$/);
-  // The server span, 'verify key' (no key: missing) and the anonymous 'rate limit'.
-  const server = (await spansOf(refused, 3)).find((span) => span.kind === SERVER);
+  // The server span and the anonymous 'rate limit': no key, nothing verified, no 'verify key' span.
+  const refusedSpans = await spansOf(refused, 2);
+  const server = refusedSpans.find((span) => span.kind === SERVER);
+  assert.equal(server?.attributes['gateway.auth.outcome'], 'missing');
+  assert.equal(refusedSpans.some((span) => span.name === 'verify key'), false);
   assert.equal(server?.parentSpanId, '', 'a root span');
   assert.equal(server?.attributes['http.response.status_code'], 401);
 

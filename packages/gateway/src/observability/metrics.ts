@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import {
   CHANNELS,
   type AuthOutcomeEvent,
@@ -10,6 +10,7 @@ import {
   type RequestStartEvent,
   type UpstreamCallEvent,
 } from '../events/index.js';
+import { SeriesCounter, SeriesHistogram } from './prom-series.js';
 import { subscribeAll } from './subscribe.js';
 
 /** OpenTelemetry's default buckets for HTTP durations, in seconds. */
@@ -36,25 +37,23 @@ export function createMetrics(source: object, probes: MetricsProbes): { readonly
   const registry = new Registry();
   const registers = [registry];
   collectDefaultMetrics({ register: registry });
-  const requests = new Histogram({
-    name: 'http_server_request_duration_seconds',
-    help: 'Requests the gateway answered, by method, route template, status and outcome.',
-    labelNames: ['http_request_method', 'http_route', 'http_response_status_code', 'outcome'] as const,
-    buckets: HTTP_BUCKETS,
+  const requests = new SeriesHistogram('http_server_request_duration_seconds', 'Requests the gateway answered, by method, route template, status and outcome.', HTTP_BUCKETS, registry);
+  // In progress, per method: plain numbers, set into the gauge when scraped.
+  const inProgress = new Map<string, number>();
+  new Gauge({
+    name: 'http_server_active_requests',
+    help: 'Requests in progress.',
+    labelNames: ['http_request_method'] as const,
     registers,
+    collect() {
+      for (const [method, value] of inProgress) this.set({ http_request_method: method }, value);
+    },
   });
-  const active = new Gauge({ name: 'http_server_active_requests', help: 'Requests in progress.', labelNames: ['http_request_method'] as const, registers });
-  const upstreamCalls = new Histogram({
-    name: 'http_client_request_duration_seconds',
-    help: 'Calls to the backend, until its answer started; error_type on failure.',
-    labelNames: ['http_request_method', 'server_address', 'server_port', 'http_response_status_code', 'error_type'] as const,
-    buckets: HTTP_BUCKETS,
-    registers,
-  });
-  const decisions = new Counter({ name: 'gateway_ratelimit_decisions_total', help: 'Rate-limit decisions by plan.', labelNames: ['plan', 'decision'] as const, registers });
-  const auth = new Counter({ name: 'gateway_auth_outcomes_total', help: 'API key checks by outcome.', labelNames: ['outcome'] as const, registers });
-  const keyCache = new Counter({ name: 'gateway_key_cache_lookups_total', help: 'Lookups of the verified-key cache.', labelNames: ['result'] as const, registers });
-  const redisCommands = new Histogram({ name: 'gateway_redis_command_duration_seconds', help: 'Redis commands of the gateway, by command and whether it answered.', labelNames: ['command', 'ok'] as const, buckets: REDIS_BUCKETS, registers });
+  const upstreamCalls = new SeriesHistogram('http_client_request_duration_seconds', 'Calls to the backend, until its answer started; error_type on failure.', HTTP_BUCKETS, registry);
+  const decisions = new SeriesCounter('gateway_ratelimit_decisions_total', 'Rate-limit decisions by plan.', registry);
+  const auth = new SeriesCounter('gateway_auth_outcomes_total', 'API key checks by outcome.', registry);
+  const keyCache = new SeriesCounter('gateway_key_cache_lookups_total', 'Lookups of the verified-key cache.', registry);
+  const redisCommands = new SeriesHistogram('gateway_redis_command_duration_seconds', 'Redis commands of the gateway, by command and whether it answered.', REDIS_BUCKETS, registry);
   new Gauge({
     name: 'gateway_upstream_up',
     help: '1 when the backend answers its readiness path, asked at each scrape.',
@@ -79,37 +78,42 @@ export function createMetrics(source: object, probes: MetricsProbes): { readonly
     1,
   );
 
-  // One child per label set, found by a string key: the label hashing is paid once, not per request.
-  const children = new Map<string, { observe(value: number): void }>();
   const stop = subscribeAll({
     [CHANNELS.requestStart]: ({ request }: RequestStartEvent) => {
-      if (request.source === source) active.inc({ http_request_method: methodLabel(request.method) });
+      if (request.source !== source) return;
+      const method = methodLabel(request.method);
+      inProgress.set(method, (inProgress.get(method) ?? 0) + 1);
     },
     [CHANNELS.requestEnd]: ({ request, status, durationMs }: RequestEndEvent) => {
       if (request.source !== source) return;
       const method = methodLabel(request.method);
-      active.dec({ http_request_method: method });
-      const key = `${method} ${request.route} ${status} ${request.outcome}`;
-      let child = children.get(key);
-      if (child === undefined) {
-        child = requests.labels({ http_request_method: method, http_route: request.route, http_response_status_code: String(status), outcome: request.outcome });
-        children.set(key, child);
-      }
-      child.observe(durationMs / 1000);
+      inProgress.set(method, (inProgress.get(method) ?? 1) - 1);
+      const labels = () => ({ http_request_method: method, http_route: request.route, http_response_status_code: String(status), outcome: request.outcome });
+      requests.observe(requests.series(`${method} ${request.route} ${status} ${request.outcome}`, labels), durationMs / 1000);
     },
     [CHANNELS.upstreamCall]: ({ request, serverAddress, serverPort, durationMs, status, errorType }: UpstreamCallEvent) => {
       if (request.source !== source) return;
-      const labels = { http_request_method: methodLabel(request.method), server_address: serverAddress, server_port: String(serverPort) };
-      upstreamCalls.observe(status === undefined ? { ...labels, error_type: errorType ?? 'unknown' } : { ...labels, http_response_status_code: String(status) }, durationMs / 1000);
+      const method = methodLabel(request.method);
+      const labels = () => ({
+        http_request_method: method,
+        server_address: serverAddress,
+        server_port: String(serverPort),
+        ...(status === undefined ? { error_type: errorType ?? 'unknown' } : { http_response_status_code: String(status) }),
+      });
+      upstreamCalls.observe(upstreamCalls.series(`${method} ${serverAddress} ${serverPort} ${status ?? ''} ${errorType ?? ''}`, labels), durationMs / 1000);
     },
     [CHANNELS.limitDecision]: ({ request, plan, decision }: LimitDecisionEvent) => {
-      if (request === undefined || request.source === source) decisions.inc({ plan, decision });
+      if (request === undefined || request.source === source) decisions.series(`${plan} ${decision}`, () => ({ plan, decision })).value += 1;
     },
     [CHANNELS.authOutcome]: ({ request, outcome }: AuthOutcomeEvent) => {
-      if (request.source === source) auth.inc({ outcome });
+      if (request.source === source) auth.series(outcome, () => ({ outcome })).value += 1;
     },
-    [CHANNELS.keyCacheLookup]: ({ result }: KeyCacheLookupEvent) => keyCache.inc({ result }),
-    [CHANNELS.redisCommand]: ({ command, durationMs, ok }: RedisCommandEvent) => redisCommands.observe({ command, ok: String(ok) }, durationMs / 1000),
+    [CHANNELS.keyCacheLookup]: ({ result }: KeyCacheLookupEvent) => {
+      keyCache.series(result, () => ({ result })).value += 1;
+    },
+    [CHANNELS.redisCommand]: ({ command, durationMs, ok }: RedisCommandEvent) => {
+      redisCommands.observe(redisCommands.series(`${command} ${ok}`, () => ({ command, ok: String(ok) })), durationMs / 1000);
+    },
   });
   return { registry, stop };
 }

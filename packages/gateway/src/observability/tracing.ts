@@ -62,8 +62,11 @@ export function createTracing(source: object, config: TracingConfig): { stop(): 
       servers.set(request, span);
       request.traceId = span.spanContext().traceId;
     },
-    [CHANNELS.authOutcome]: ({ request, outcome, startedAt, durationMs }: AuthOutcomeEvent) => {
-      if (request.source === source) child(request, 'verify key', startedAt, durationMs, { 'gateway.auth.outcome': outcome });
+    [CHANNELS.authOutcome]: ({ request, outcome, verified, startedAt, durationMs }: AuthOutcomeEvent) => {
+      if (request.source !== source) return;
+      // A key the cache knew costs a lookup, not a verification: an attribute, not a span.
+      if (verified) child(request, 'verify key', startedAt, durationMs, { 'gateway.auth.outcome': outcome });
+      else servers.get(request)?.setAttribute('gateway.auth.outcome', outcome);
     },
     [CHANNELS.limitDecision]: ({ request, plan, decision, startedAt, durationMs }: LimitDecisionEvent) => {
       if (request?.source === source) child(request, 'rate limit', startedAt, durationMs, { 'gateway.ratelimit.plan': plan, 'gateway.ratelimit.decision': decision });
@@ -105,7 +108,8 @@ export function createTracing(source: object, config: TracingConfig): { stop(): 
   return {
     async stop() {
       unsubscribe();
-      await provider.shutdown();
+      // The collector may be gone: stopping must not fail for it.
+      await provider.shutdown().catch(() => {});
     },
   };
 }

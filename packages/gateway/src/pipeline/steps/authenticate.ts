@@ -19,6 +19,7 @@ export interface KeyGuard {
 }
 
 interface AuthTiming {
+  readonly verified: boolean;
   readonly startedAt: number;
   readonly durationMs: number;
 }
@@ -70,7 +71,8 @@ export function createAuthenticationStep(authenticate: Authenticate | undefined,
     const mayVerify = rateLimiting === undefined ? undefined : () => (refusal = rateLimiting.anonymousRefusal(ip)) === undefined;
     const startedAt = performance.now();
     const auth = await authenticate(x.req.headers.authorization, mayVerify);
-    const timing = { startedAt, durationMs: performance.now() - startedAt };
+    const verified = auth.kind === 'authenticated' ? auth.verified : auth.kind === 'unavailable' || (auth.kind === 'rejected' && auth.tokenSent);
+    const timing = { verified, startedAt, durationMs: performance.now() - startedAt };
     if (auth.kind === 'authenticated' && rateLimiting?.checksRevocation === true) pending.set(x, timing);
     else settle(x, outcomeOf(auth), timing);
 
