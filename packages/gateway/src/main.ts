@@ -23,7 +23,7 @@ if (metricsServer !== undefined && config.metrics !== undefined) {
   metricsServer.on('error', (error) => exitWithProblems('gateway', [`METRICS_PORT: cannot listen on ${host}:${port}: ${error.message}`]));
   metricsServer.listen(port, host, () => {
     const address = metricsServer.address();
-    logger.info({ url: `http://${host}:${typeof address === 'object' && address !== null ? address.port : port}/metrics` }, 'metrics listening');
+    logger.info({ metricsUrl: `http://${host}:${typeof address === 'object' && address !== null ? address.port : port}/metrics` }, 'metrics listening');
   });
 }
 
