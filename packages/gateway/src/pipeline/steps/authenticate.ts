@@ -7,10 +7,10 @@ import { applyLimit } from '../limit-decision.js';
 import { pendingAuth, settleAuth, type KeyGuard } from './key-guard.js';
 
 /**
- * Authentication: a request that is no operation gets its 404 or 405 here, past the guard; an
- * operation that requires a key gets its `Authorization` checked (401 for anything but a valid,
- * unrevoked key; 503 when keys cannot be checked), under the key guard (`key-guard.ts`). Absent `authenticate` (AUTH=off), every
- * operation passes without identity.
+ * Authentication: a request that is no operation gets its 404 or 405 here, past the key guard
+ * (`key-guard.ts`); an operation that requires a key gets its `Authorization` checked under the
+ * guard (401 for anything but a valid, unrevoked key; 503 when keys cannot be checked). Absent
+ * `authenticate` (AUTH=off), every operation passes without identity.
  */
 export function createAuthenticationStep(authenticate: Authenticate | undefined, rateLimiting: RateLimiting | undefined, guard: KeyGuard, onRedisFailure: FailurePolicy | 'off'): Step {
   return async function authentication(x) {
