@@ -1,4 +1,9 @@
 import { z } from 'zod';
+import type { MetricsOptions } from '../observability/metrics-server.js';
+import type { TracingOptions } from '../observability/tracing.js';
+
+export type MetricsConfig = MetricsOptions;
+export type TracingConfig = TracingOptions;
 
 const port = z.coerce.number().int().min(0).max(65535);
 const SAMPLERS = ['always_on', 'always_off', 'traceidratio', 'parentbased_always_on', 'parentbased_always_off', 'parentbased_traceidratio'] as const;
@@ -34,21 +39,6 @@ export const ObservabilityEnv = {
 
 const ObservabilitySchema = z.object(ObservabilityEnv);
 type Env = z.infer<typeof ObservabilitySchema>;
-
-export interface MetricsConfig {
-  readonly host: string;
-  readonly port: number;
-}
-
-export interface TracingConfig {
-  /** Where spans go: OTLP over HTTP, JSON. */
-  readonly url: string;
-  readonly headers: Readonly<Record<string, string>>;
-  readonly serviceName: string;
-  readonly sampler: (typeof SAMPLERS)[number];
-  readonly ratio: number;
-  readonly exportDelayMs: number;
-}
 
 /** Metrics only with `METRICS_PORT`; traces only when an OTLP endpoint is set (and the exporter is not `none`). */
 export function observabilityConfig(e: Env): { readonly metrics: MetricsConfig | undefined; readonly tracing: TracingConfig | undefined } {

@@ -1,6 +1,12 @@
 import { createServer, type Server } from 'node:http';
 import type { Registry } from 'prom-client';
 
+/** Where the admin listener listens (`METRICS_HOST`, `METRICS_PORT`, parsed in `config/`). */
+export interface MetricsOptions {
+  readonly host: string;
+  readonly port: number;
+}
+
 /**
  * The admin listener: `GET /metrics` in Prometheus's text format, nothing else. It listens on
  * METRICS_HOST:METRICS_PORT (loopback by default), never on the public port.

@@ -15,13 +15,24 @@ import {
   ATTR_SERVICE_VERSION,
   ATTR_URL_PATH,
 } from '@opentelemetry/semantic-conventions';
-import type { TracingConfig } from '../config/observability-env.js';
 import { CHANNELS, UNMATCHED_ROUTE, type AuthOutcomeEvent, type LimitDecisionEvent, type RequestEndEvent, type RequestRecord, type RequestStartEvent, type UpstreamCallEvent, type UpstreamStartEvent } from '../events/index.js';
 import { subscribeAll } from './subscribe.js';
 
+/** What tracing needs (`OTEL_*` settings, parsed in `config/`). */
+export interface TracingOptions {
+  /** Where spans go: OTLP over HTTP, JSON. */
+  readonly url: string;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly serviceName: string;
+  readonly sampler: 'always_on' | 'always_off' | 'traceidratio' | 'parentbased_always_on' | 'parentbased_always_off' | 'parentbased_traceidratio';
+  /** The ratio of the `traceidratio` samplers. */
+  readonly ratio: number;
+  readonly exportDelayMs: number;
+}
+
 const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
-function samplerOf(config: TracingConfig): Sampler {
+function samplerOf(config: TracingOptions): Sampler {
   const root = config.sampler.endsWith('always_off') ? new AlwaysOffSampler() : config.sampler.endsWith('traceidratio') ? new TraceIdRatioBasedSampler(config.ratio) : new AlwaysOnSampler();
   return config.sampler.startsWith('parentbased_') ? new ParentBasedSampler({ root }) : root;
 }
@@ -33,7 +44,7 @@ function samplerOf(config: TracingConfig): Sampler {
  * context goes upstream in `traceparent` / `tracestate`. Spans are exported over OTLP/HTTP (JSON)
  * in batches. The request's trace id goes into its record, hence into its log line.
  */
-export function createTracing(source: object, config: TracingConfig): { stop(): Promise<void> } {
+export function createTracing(source: object, config: TracingOptions): { stop(): Promise<void> } {
   const exporter = new OTLPTraceExporter({ url: config.url, headers: { ...config.headers } });
   const provider = new BasicTracerProvider({
     resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: config.serviceName, [ATTR_SERVICE_VERSION]: VERSION }),

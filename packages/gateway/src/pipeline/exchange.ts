@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Identity } from '../auth/index.js';
 import { UNMATCHED_ROUTE, type RequestRecord } from '../events/index.js';
 import type { ClientView } from '../http/client-view.js';
-import { requestIdOf } from '../observability/request-id.js';
+import { requestIdOf } from '../http/request-id.js';
 import type { Operation } from '../routing/index.js';
 import type { Answer } from './answer.js';
 
