@@ -11,6 +11,7 @@ import { redisSkipReason, startRedis, type RedisServer } from '@animal-store/tes
 import { generateSigningKey, signApiKey, type ApiKeyToSign, type JWK } from '../packages/gateway/src/auth/index.js';
 import { cpuMsOf, machineBusyMs } from './lib/cpu.js';
 import { measureLimiter, type LimiterFigures } from './lib/limiter-figures.js';
+import { startObservedGateways, type ObservedGateways } from './lib/observability.js';
 import { LOAD_SETTINGS, QUICK_SETTINGS, runLoad, type LoadResult } from './lib/load.js';
 import { startReferences } from './lib/references.js';
 import { renderReport, type Measurement } from './lib/report.js';
@@ -22,6 +23,7 @@ import { fastifyStack } from './scenarios/fastify-stack.js';
 import { gatewayAuthManyKeysCold, gatewayAuthManyKeysWarm, gatewayAuthOneKey } from './scenarios/gateway-auth.js';
 import { gatewayBare, gatewayBareHttpProxy } from './scenarios/gateway-bare.js';
 import { gatewayAuthRedis, gatewayLimitsMemory, gatewayLimitsRedis } from './scenarios/gateway-limits.js';
+import { gatewayMetrics, gatewayTracing } from './scenarios/gateway-observability.js';
 import { haproxyBare, haproxyJwt } from './scenarios/haproxy.js';
 import { nginxProxyPass } from './scenarios/nginx.js';
 import { latencyCore, latencyGateway, latencyGatewayRedis, rejectionPath } from './scenarios/rejection-and-latency.js';
@@ -45,6 +47,8 @@ const PLAN: { scenario: Scenario; repeat: boolean }[] = [
   { scenario: gatewayLimitsMemory, repeat: true },
   { scenario: gatewayAuthRedis, repeat: true },
   { scenario: gatewayLimitsRedis, repeat: true },
+  { scenario: gatewayMetrics, repeat: true },
+  { scenario: gatewayTracing, repeat: true },
   { scenario: gatewayAuthManyKeysCold, repeat: false },
   { scenario: gatewayAuthManyKeysWarm, repeat: true },
   { scenario: rejectionPath, repeat: true },
@@ -77,6 +81,7 @@ async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'bench-'));
   const services: Service[] = [];
   let redis: RedisServer | undefined;
+  let observed: ObservedGateways | undefined;
   try {
     const redisSkip = redisSkipReason();
     if (redisSkip !== false) process.stdout.write(`no Redis scenarios: ${redisSkip}\n`);
@@ -106,16 +111,17 @@ async function main(): Promise<void> {
       authRedis = await startService('gateway (keys, revocations in Redis)', 'gateway', { ...authEnv, ...redisEnv });
       limitsRedis = await startService('gateway (keys, limits in Redis)', 'gateway', { ...limitsEnv, ...redisEnv });
       services.push(authRedis, limitsRedis);
+      observed = await startObservedGateways({ ...limitsEnv, ...redisEnv });
     }
     const references = await startReferences(dir, core.url, redis, keys, services);
     const { nginx, haproxy, haproxyJwt: haproxyJwtService, haproxyKey, fastifyStack: stack } = references;
     const wrkSkip = wrkSkipReason();
     const skipped = [...references.skipped, ...(wrkSkip === false ? [] : [`no wrk runs: ${wrkSkip}`])];
     for (const line of skipped) process.stdout.write(`${line}\n`);
-    const context: BenchContext = { core, bare, bareHttpProxy, full, fullCold, limitsMemory, rejecting, authRedis, limitsRedis, nginx, haproxy, haproxyJwt: haproxyJwtService, haproxyKey, fastifyStack: stack, oneKey, rejectedKey, manyKeys, settings };
+    const context: BenchContext = { core, bare, bareHttpProxy, full, fullCold, limitsMemory, rejecting, authRedis, limitsRedis, observed, nginx, haproxy, haproxyJwt: haproxyJwtService, haproxyKey, fastifyStack: stack, oneKey, rejectedKey, manyKeys, settings };
 
     // Warm the JIT and connection pools of what the paired scenarios measure (not fullCold).
-    const warm: [Service | undefined, string | undefined][] = [[core, undefined], [nginx, undefined], [haproxy, undefined], [haproxyJwtService, `Bearer ${haproxyKey}`], [stack, `Bearer ${oneKey}`], [bare, undefined], [bareHttpProxy, undefined], [full, `Bearer ${oneKey}`], [limitsMemory, `Bearer ${oneKey}`], [authRedis, `Bearer ${oneKey}`], [limitsRedis, `Bearer ${oneKey}`]];
+    const warm: [Service | undefined, string | undefined][] = [[core, undefined], [nginx, undefined], [haproxy, undefined], [haproxyJwtService, `Bearer ${haproxyKey}`], [stack, `Bearer ${oneKey}`], [bare, undefined], [bareHttpProxy, undefined], [full, `Bearer ${oneKey}`], [limitsMemory, `Bearer ${oneKey}`], [authRedis, `Bearer ${oneKey}`], [limitsRedis, `Bearer ${oneKey}`], [observed?.metrics, `Bearer ${oneKey}`], [observed?.tracing, `Bearer ${oneKey}`]];
     for (const [service, authorization] of warm) {
       if (service === undefined) continue;
       await runLoad({ url: `${service.url}/v1/pets`, settings, duration: settings.warmupSeconds, ...(authorization === undefined ? {} : { headers: { authorization } }) });
@@ -177,9 +183,11 @@ async function main(): Promise<void> {
     writeFileSync(join(resultsDir, `${stamp}.svg`), report.svg);
     writeFileSync(join(resultsDir, `${stamp}.md`), `${report.markdown}\n![chart](${stamp}.svg)\n`);
     process.stdout.write(`\n${report.markdown}\nwritten: bench/results/${stamp}.{json,md,svg}\n`);
+    if (observed !== undefined && observed.exports() === 0) throw new Error('the tracing gateway exported no spans to the sink');
     if (report.unexpected > 0) process.exitCode = 1;
   } finally {
     await Promise.all(services.map((service) => service.stop()));
+    await observed?.close();
     await redis?.close();
     rmSync(dir, { recursive: true, force: true });
   }

@@ -76,6 +76,12 @@ export const ISSUE_FIGURES: readonly Figure[] = [
   },
 ];
 
+/** The goals of the issue "Operable": what metrics and traces cost the full pipeline, same run. */
+export const OBSERVABILITY_FIGURES: readonly Figure[] = [
+  throughput('gateway-limits-redis-metrics', 'gateway-limits-redis', 0.97, 'full pipeline on Redis, metrics on ÷ metrics off'),
+  throughput('gateway-limits-redis-tracing', 'gateway-limits-redis', 0.85, 'full pipeline on Redis, tracing exported ÷ tracing off'),
+];
+
 /** Ratios with the goals of earlier issues (or none: shown for comparison). */
 export const OTHER_RATIOS: readonly Figure[] = [
   throughput('gateway-bare', 'core-direct'),

@@ -1,5 +1,5 @@
 import { renderChart } from './chart.js';
-import { goalText, ISSUE_FIGURES, OTHER_RATIOS, verdict, type Figure, type RowOf } from './figures.js';
+import { goalText, ISSUE_FIGURES, OBSERVABILITY_FIGURES, OTHER_RATIOS, verdict, type Figure, type RowOf } from './figures.js';
 import type { LimiterFigures } from './limiter-figures.js';
 import type { LoadResult, LoadSettings } from './load.js';
 
@@ -131,6 +131,7 @@ export function renderReport(run: RunInfo, measurements: readonly Measurement[],
   }
   const rowOf = (generator: Generator): RowOf => (scenario) => byGenerator[generator].get(scenario);
   lines.push('', '## Goals of the issue "Exact limits at local speed"', '', ...figureTable(ISSUE_FIGURES, rowOf, limiter, !run.quick, 'not measured'));
+  lines.push('', '## Goals of the issue "Operable: metrics, traces and logs"', '', ...figureTable(OBSERVABILITY_FIGURES, rowOf, limiter, !run.quick, 'not measured'));
   lines.push('', '## Other ratios (goals of earlier issues, or none)', '', ...figureTable(OTHER_RATIOS, rowOf, limiter, !run.quick, '—'));
   const latency = byGenerator.autocannon;
   const core = latency.get('latency-core-1000rps');

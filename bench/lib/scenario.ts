@@ -1,4 +1,5 @@
 import type { LoadResult, LoadSettings } from './load.js';
+import type { ObservedGateways } from './observability.js';
 import type { Service } from './services.js';
 
 /** What every scenario can use: the running services, API keys, the load settings. */
@@ -20,6 +21,8 @@ export interface BenchContext {
   /** Keys with revocations in Redis, limits off; and the same with limits in Redis. */
   readonly authRedis: Service | undefined;
   readonly limitsRedis: Service | undefined;
+  /** The same full pipeline on Redis with metrics on, and with traces exported (when Redis is here). */
+  readonly observed: ObservedGateways | undefined;
   /** nginx proxy_pass in front of the core, when nginx is installed. */
   readonly nginx: Service | undefined;
   /** HAProxy in front of the core, bare and with jwt_verify + a stick table, when installed. */

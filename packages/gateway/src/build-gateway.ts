@@ -11,6 +11,9 @@ import { buildEffectiveDocument, DOCUMENT_PATH } from './openapi/index.js';
 import { readJsonFile } from './sources/read-json-file.js';
 import { createGateway } from './gateway.js';
 import { subscribeAccessLog } from './observability/access-log.js';
+import { createMetrics } from './observability/metrics.js';
+import { createMetricsServer } from './observability/metrics-server.js';
+import { createTracing } from './observability/tracing.js';
 import { createUpstream, type Upstream } from './proxy/index.js';
 import { createRedisClient, observeRedis, redisKeyNames, type RedisClient } from './redis/index.js';
 import { gatewayOperations, loadOperations, type Operation } from './routing/index.js';
@@ -31,6 +34,8 @@ export interface BuiltGateway {
   readonly operations: readonly Operation[];
   /** The shared Redis client, when REDIS_URL is set. */
   readonly redis: RedisClient | undefined;
+  /** The admin listener of `/metrics`, not yet listening; `undefined` without METRICS_PORT. */
+  readonly metricsServer: Server | undefined;
   /** Closes what the server used, once it stopped taking requests. */
   close(): Promise<void>;
 }
@@ -95,7 +100,13 @@ export function buildGateway(config: GatewayConfig, deps: BuildDeps): BuiltGatew
   // Ready once the deny-list's copy is loaded: before it, a Redis hiccup would refuse every key.
   if (revocations !== undefined) readiness.push({ name: 'revocations copy', ready: async () => revocations.copied() });
   const source = {};
+  const tracing = config.tracing === undefined ? undefined : createTracing(source, config.tracing);
   const unsubscribe = subscribeAccessLog(logger, source);
+  const metrics =
+    config.metrics === undefined
+      ? undefined
+      : createMetrics(source, { upstreamUp: () => upstream.ready(), redisUp: redis === undefined ? undefined : () => redis.ping().then(() => true, () => false) });
+  const metricsServer = metrics === undefined ? undefined : createMetricsServer(metrics.registry);
   const server = createGateway(config, { upstream, operations, readiness, authenticate: authentication?.authenticate, rateLimiting, now, source, docs });
   // A client that stops reading its answer holds a socket only about this long (Node bounds the rest).
   limitSendTime(server as Server, config.server.sendTimeoutMs);
@@ -104,8 +115,14 @@ export function buildGateway(config: GatewayConfig, deps: BuildDeps): BuiltGatew
     upstream,
     operations,
     redis,
+    metricsServer,
     async close() {
       unsubscribe();
+      metrics?.stop();
+      metricsServer?.closeAllConnections();
+      metricsServer?.close();
+      // Spans still in the batch are sent before the process goes.
+      await tracing?.stop();
       upstream.close();
       authentication?.close();
       revocations?.close();

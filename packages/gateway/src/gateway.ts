@@ -8,11 +8,12 @@ import { publishRequestEnd, publishRequestStart } from './events/index.js';
 import { answerFailure, writeAnswer, type Answer } from './pipeline/answer.js';
 import { openExchange, type Exchange, type Step } from './pipeline/exchange.js';
 import { createListener } from './pipeline/listener.js';
-import { createAuthenticationStep, createKeyGuard } from './pipeline/steps/authenticate.js';
+import { createAuthenticationStep } from './pipeline/steps/authenticate.js';
 import { createBodyStep } from './pipeline/steps/body.js';
 import { createCorsStep } from './pipeline/steps/cors.js';
 import { createDocsStep } from './pipeline/steps/docs.js';
 import { createForwardStep } from './pipeline/steps/forward.js';
+import { createKeyGuard } from './pipeline/steps/key-guard.js';
 import { createRateLimitStep } from './pipeline/steps/rate-limit.js';
 import { createRouting } from './pipeline/steps/route.js';
 import { createServicePaths, type ReadinessCheck } from './pipeline/steps/service-paths.js';
@@ -51,7 +52,8 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps): Server 
   const matchRoute = createRouteTable(deps.operations);
   const docUrl = config.deprecationDocUrl ?? DEPRECATION_NOTES_PATH;
   const onRedisFailure = config.rateLimits.mode === 'on' ? config.rateLimits.onRedisFailure : 'off';
-  const guard = createKeyGuard(rateLimiting, onRedisFailure);
+  const now = deps.now ?? Date.now;
+  const guard = createKeyGuard(rateLimiting, onRedisFailure, now);
   const methodsAt = (path: string) => {
     const match = matchRoute('OPTIONS', path);
     return match.kind === 'not_found' ? undefined : match.allow;
@@ -66,7 +68,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps): Server 
     createAuthenticationStep(deps.authenticate, rateLimiting, guard, onRedisFailure),
     createUsageStep(rateLimiting, guard, onRedisFailure),
     createRateLimitStep(guard),
-    createSunsetStep(config.enforceSunset, deps.now ?? Date.now),
+    createSunsetStep(config.enforceSunset, now),
     createBodyStep(config.bodyLimitBytes),
   ];
   const forward = createForwardStep(upstream, { target: config.upstream.url, basePath: config.upstream.basePath, forwardAuthorization: config.upstream.forwardAuthorization });
@@ -89,5 +91,5 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps): Server 
       .catch((failure: unknown) => answerFailure(x, failure))
       .then(() => publishRequestEnd({ request: x.record, status: res.statusCode, durationMs: performance.now() - x.record.startedAt, ...(x.failure === undefined ? {} : { error: x.failure }) }));
   }
-  return createListener(config, onRequest, { matchRoute, rateLimiting, docUrl });
+  return createListener(config, onRequest, { matchRoute, decideAnonymous: rateLimiting === undefined ? undefined : guard.decideAnonymous, docUrl });
 }

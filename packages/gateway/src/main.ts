@@ -17,6 +17,16 @@ try {
 if (config.auth.mode === 'off') logger.warn('AUTH=off: requests are forwarded without checking API keys');
 if (config.rateLimits.mode === 'off') logger.warn('RATE_LIMITS=off: no request is limited');
 
+const { metricsServer } = gateway;
+if (metricsServer !== undefined && config.metrics !== undefined) {
+  const { host, port } = config.metrics;
+  metricsServer.on('error', (error) => exitWithProblems('gateway', [`METRICS_PORT: cannot listen on ${host}:${port}: ${error.message}`]));
+  metricsServer.listen(port, host, () => {
+    const address = metricsServer.address();
+    logger.info({ metricsUrl: `http://${host}:${typeof address === 'object' && address !== null ? address.port : port}/metrics` }, 'metrics listening');
+  });
+}
+
 serve(gateway.server, {
   name: 'gateway',
   host: config.host,

@@ -5,7 +5,7 @@ import { freePort, temporaryDir, TEST_ENV, type RedisServer } from '@animal-stor
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { pino } from 'pino';
+import { pino, type Logger } from 'pino';
 import { loadConfig, type GatewayConfig } from '../src/config/index.js';
 import { buildGateway } from '../src/build-gateway.js';
 import type { Upstream } from '../src/proxy/index.js';
@@ -153,6 +153,8 @@ export interface RunningGateway {
   readonly port: number;
   readonly config: GatewayConfig;
   readonly upstream: Upstream;
+  /** The admin listener's `/metrics`, when METRICS_PORT is set (it listens on a port of its own). */
+  readonly metricsUrl: string | undefined;
   close(): Promise<void>;
 }
 
@@ -161,7 +163,7 @@ export async function startGateway(
   env: Record<string, string>,
   now?: () => number,
   redisNow?: () => number,
-  options: { readonly waitForRedis?: boolean } = {},
+  options: { readonly waitForRedis?: boolean; readonly logger?: Logger } = {},
 ): Promise<RunningGateway> {
   // Proxy and routing tests run without keys and limits unless they configure them.
   const auth = env.JWKS_FILE ?? env.JWKS_URL ?? env.JWKS ?? env.AUTH;
@@ -170,7 +172,7 @@ export async function startGateway(
   if (!result.ok) throw new Error(result.problems.join('; '));
   const { config } = result;
   // GATEWAY_TEST_LOG=debug shows the gateway's log lines while debugging a test.
-  const built = buildGateway(config, { logger: pino({ level: process.env.GATEWAY_TEST_LOG ?? 'silent' }), ...(now === undefined ? {} : { now }), ...(redisNow === undefined ? {} : { redisNow }) });
+  const built = buildGateway(config, { logger: options.logger ?? pino({ level: process.env.GATEWAY_TEST_LOG ?? 'silent' }), ...(now === undefined ? {} : { now }), ...(redisNow === undefined ? {} : { redisNow }) });
   const { server, upstream, redis } = built;
   // The client connects in the background; tests start once it has (what /readyz waits for in production).
   const connectBy = Date.now() + 10_000;
@@ -180,11 +182,14 @@ export async function startGateway(
   }
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
+  const { metricsServer } = built;
+  if (metricsServer !== undefined) await new Promise<void>((resolve) => metricsServer.listen(0, '127.0.0.1', resolve));
   return {
     url: `${config.tls === undefined ? 'http' : 'https'}://127.0.0.1:${port}`,
     port,
     config,
     upstream,
+    metricsUrl: metricsServer === undefined ? undefined : `http://127.0.0.1:${(metricsServer.address() as AddressInfo).port}/metrics`,
     async close() {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));

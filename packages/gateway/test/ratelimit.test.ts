@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { parseList } from 'structured-headers';
 import { redisSkipReason, startRedis, temporaryDir, type RedisServer } from '@animal-store/testkit';
 import { createTestKeyring } from './keys-fixture.js';
-import { VERIFICATIONS_PER_SECOND } from '../src/ratelimit/rate-limiting.js';
+import { VERIFICATIONS_PER_SECOND } from '../src/pipeline/steps/key-guard.js';
 import { PROXY_TEST_PATHS, startGateway, startRecordingUpstream, writeDocument, type RecordingUpstream, type RunningGateway } from './helpers.js';
 
 type Keyring = Awaited<ReturnType<typeof createTestKeyring>>;

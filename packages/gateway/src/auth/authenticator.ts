@@ -6,7 +6,8 @@ import { RevocationsUnavailableError, type RevocationList } from './revocations.
 import { VerifiedKeyCache } from './verified-key-cache.js';
 
 export type AuthOutcome =
-  | { readonly kind: 'authenticated'; readonly identity: Identity }
+  /** `verified`: its signature was checked for this request (it was not in the cache of verified keys). */
+  | { readonly kind: 'authenticated'; readonly identity: Identity; readonly verified: boolean }
   /** 401. `tokenSent` decides between `Bearer` and `Bearer error="invalid_token"`. */
   | { readonly kind: 'rejected'; readonly tokenSent: boolean; readonly reason: string; readonly keyId?: string }
   /** 503: the key server or the deny-list could not be asked; the key may well be valid. */
@@ -52,6 +53,7 @@ export function createAuthenticator(options: AuthenticatorOptions) {
     const digest = VerifiedKeyCache.digest(token);
     const verifiedIn = cache; // the cache of the key set this verification runs against
     let identity = verifiedIn.get(digest);
+    const verified = identity === undefined;
     publishKeyCacheLookup({ result: identity === undefined ? 'miss' : 'hit' });
     if (identity === undefined) {
       if (mayVerify !== undefined && !mayVerify()) return { kind: 'throttled' };
@@ -74,7 +76,7 @@ export function createAuthenticator(options: AuthenticatorOptions) {
       throw error;
     }
     if (revoked) return { kind: 'rejected', tokenSent: true, reason: 'revoked', keyId: identity.keyId };
-    return { kind: 'authenticated', identity };
+    return { kind: 'authenticated', identity, verified };
   };
 }
 

@@ -2,6 +2,7 @@ import { BlockList, isIP } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { PROXY_ENGINES } from '../proxy/engines.js';
+import { ObservabilityEnv } from './observability-env.js';
 
 /**
  * The plans shipped with the gateway (the interface's limits); operators point PLANS_FILE elsewhere.
@@ -133,12 +134,17 @@ export const GatewayEnv = z.object({
   REDIS_COMMAND_TIMEOUT_MS: ms.default(50),
   // 0: decisions asked in one event-loop turn share a round trip; more waits that long for others.
   REDIS_BATCH_WINDOW_MS: z.coerce.number().min(0).max(10).default(0),
+
+  ...ObservabilityEnv,
 });
 
 /** Cross-variable rules, reported with the per-variable ones. */
 export const GatewayEnvChecked = GatewayEnv.superRefine((env, ctx) => {
   if ((env.TLS_CERT_FILE === undefined) !== (env.TLS_KEY_FILE === undefined)) {
     ctx.addIssue({ code: 'custom', path: [env.TLS_CERT_FILE === undefined ? 'TLS_CERT_FILE' : 'TLS_KEY_FILE'], message: 'TLS needs both TLS_CERT_FILE and TLS_KEY_FILE' });
+  }
+  if (env.METRICS_PORT !== undefined && env.METRICS_PORT !== 0 && env.METRICS_PORT === env.PORT) {
+    ctx.addIssue({ code: 'custom', path: ['METRICS_PORT'], message: 'must differ from PORT: metrics are never served on the public port' });
   }
   const sources = (['JWKS_FILE', 'JWKS_URL', 'JWKS'] as const).filter((name) => env[name] !== undefined);
   if (env.AUTH === 'required' && sources.length !== 1) {

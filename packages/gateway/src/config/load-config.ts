@@ -2,6 +2,7 @@ import type { BlockList } from 'node:net';
 import { resolve } from 'node:path';
 import type { ProxyEngine } from '../proxy/engines.js';
 import { GatewayEnvChecked, trustedProxies } from './env-schema.js';
+import { observabilityConfig, type MetricsConfig, type TracingConfig } from './observability-env.js';
 
 export interface GatewayConfig {
   readonly port: number;
@@ -42,6 +43,10 @@ export interface GatewayConfig {
   /** Overrides the `rel="deprecation"` link target. */
   readonly deprecationDocUrl: string | undefined;
   readonly logLevel: string;
+  /** The admin listener of `/metrics` (METRICS_PORT); `undefined`: no metrics. */
+  readonly metrics: MetricsConfig | undefined;
+  /** OTLP trace export (the `OTEL_*` variables); `undefined`: no traces. */
+  readonly tracing: TracingConfig | undefined;
   readonly auth: AuthConfig;
   readonly rateLimits:
     | { readonly mode: 'off' }
@@ -126,6 +131,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
     enforceSunset: e.ENFORCE_SUNSET,
     deprecationDocUrl: e.DEPRECATION_DOC_URL,
     logLevel: e.LOG_LEVEL,
+    ...observabilityConfig(e),
     auth:
       e.AUTH === 'off'
         ? { mode: 'off' }

@@ -35,6 +35,8 @@ export interface AuthOutcomeEvent {
   readonly request: RequestRecord;
   /** `missing`: no usable `Authorization`; `throttled`: not verified, the client is over its anonymous limit. */
   readonly outcome: 'authenticated' | 'missing' | 'rejected' | 'revoked' | 'unavailable' | 'throttled';
+  /** A key was verified (its signature checked) for this request; false when the cache knew it. */
+  readonly verified: boolean;
   readonly startedAt: number;
   readonly durationMs: number;
 }

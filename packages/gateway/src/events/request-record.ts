@@ -26,7 +26,7 @@ export interface RequestRecord {
   /** How long the upstream took to start answering, in ms. */
   upstreamMs?: number;
   /** The W3C trace id, when the request belongs to a trace (the client's, or the gateway's own). */
-  traceId?: string;
+  traceId?: string | undefined;
 }
 
 /** The routes of what is not an operation: bounded, so they may be metric labels. */

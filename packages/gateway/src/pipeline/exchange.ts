@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Identity } from '../auth/index.js';
 import { UNMATCHED_ROUTE, type RequestRecord } from '../events/index.js';
 import type { ClientView } from '../http/client-view.js';
-import { requestIdOf } from '../observability/request-id.js';
+import { requestIdOf } from '../http/request-id.js';
 import type { Operation } from '../routing/index.js';
 import type { Answer } from './answer.js';
 
@@ -48,6 +48,15 @@ export function openExchange(req: IncomingMessage, res: ServerResponse, source: 
     url,
     path: queryStart === -1 ? url : url.slice(0, queryStart),
     headers: { 'x-request-id': id },
-    record: { source, id, method, url, startedAt: performance.now(), route: UNMATCHED_ROUTE, outcome: 'internal_error' },
+    record: { source, id, method, url, startedAt: performance.now(), route: UNMATCHED_ROUTE, outcome: 'internal_error', traceId: traceIdOf(req.headers.traceparent) },
   };
+}
+
+const TRACEPARENT = /^[0-9a-f]{2}-([0-9a-f]{32})-[0-9a-f]{16}-[0-9a-f]{2}/;
+
+/** The trace id of a W3C `traceparent` (the client's trace, which the log line names), if valid. */
+function traceIdOf(traceparent: string | string[] | undefined): string | undefined {
+  if (typeof traceparent !== 'string') return undefined;
+  const id = TRACEPARENT.exec(traceparent)?.[1];
+  return id === undefined || /^0+$/.test(id) ? undefined : id;
 }

@@ -7,7 +7,7 @@ import { createClientErrorHandler, type ClientErrorKind } from '@animal-store/ht
 import type { GatewayConfig } from '../config/index.js';
 import { deprecationHeaders } from '../deprecation/index.js';
 import { errorBody } from '../errors.js';
-import { rateLimitHeaders, type RateLimiting } from '../ratelimit/index.js';
+import { rateLimitHeaders, type RateDecision } from '../ratelimit/index.js';
 import type { RouteMatch } from '../routing/index.js';
 
 /**
@@ -18,7 +18,12 @@ import type { RouteMatch } from '../routing/index.js';
 export function createListener(
   config: GatewayConfig,
   onRequest: (req: IncomingMessage, res: ServerResponse) => void,
-  parts: { readonly matchRoute: (method: string, path: string) => RouteMatch; readonly rateLimiting: RateLimiting | undefined; readonly docUrl: string },
+  parts: {
+    readonly matchRoute: (method: string, path: string) => RouteMatch;
+    /** The key guard's anonymous decision (it remembers refusals); absent with RATE_LIMITS=off. */
+    readonly decideAnonymous: ((ip: string) => Promise<RateDecision>) | undefined;
+    readonly docUrl: string;
+  },
 ): Server | TlsServer {
   const options: ServerOptions = {
     headersTimeout: config.server.headersTimeoutMs,
@@ -42,9 +47,9 @@ export function createListener(
     const match = line === null ? undefined : parts.matchRoute(line[1] as string, line[2] as string);
     if (match?.kind === 'operation' && match.operation.deprecation !== undefined) Object.assign(headers, deprecationHeaders(match.operation.deprecation, parts.docUrl));
     const ip = (socket as Socket).remoteAddress;
-    if (parts.rateLimiting !== undefined && ip !== undefined) {
+    if (parts.decideAnonymous !== undefined && ip !== undefined) {
       try {
-        Object.assign(headers, rateLimitHeaders(await parts.rateLimiting.forAnonymous(ip)));
+        Object.assign(headers, rateLimitHeaders(await parts.decideAnonymous(ip)));
       } catch {
         // The limiter is unavailable: the 431 goes out without its state rather than not at all.
       }

@@ -1,3 +1,5 @@
+import { ACCOUNT_STATE_LUA } from './account-state-lua.js';
+
 /**
  * Rate-limit decisions for a batch of requests, in one round trip: for each request in arrival
  * order, its revocation, bans, every window, the charge and strikes, all or nothing, exactly as if
@@ -7,15 +9,7 @@
  * KEYS: the deny-list set first when ARGV 3 is '1' (standalone Redis; on a cluster it lives in
  *   another slot and is asked apart), then the accounts' keys (a hash tag per account, so the
  *   batch runs on Redis Cluster when all its accounts share a slot).
- * An account's key is one string: its whole state, MessagePack-encoded (`cmsgpack`, built into
- *   Redis's Lua), read with one GET the first time the call meets the account and written back
- *   with one SET at the end of the call when a request changed it. The state is an array of:
- *     its windows, flat: per window its letter (m, d), its last bucket, the requests it counts,
- *       and the array of its buckets' counts from the first to the last (empty when it counts
- *       none: the last bucket is kept, so a clock that steps back stays in it);
- *     its keys' bans and strikes, flat: per key its id (`jti`), banned until (ms, 0 for none),
- *       strikes, when the strikes expire (ms);
- *     when the key's TTL ends (ms).
+ * An account's key is one string: its whole state (see `account-state-lua.ts`).
  * ARGV: 1 now in ms, or '' for Redis TIME (one clock for every gateway instance, read once a call)
  *       2 the number of requests, 3 '1' when KEYS[1] is the deny-list, 4 the number of policies
  *       then per policy (4 + 4 × windows fields): strikes before a ban (0: no bans), strike window
@@ -81,62 +75,7 @@ if denyList then
   end
 end
 
--- Accounts met in this call: key -> {w = {letter -> window}, bans = {jti -> {until, strikes, strikesEnd}},
--- ttl: how long the key must live from now (0: unchanged, not written), expires: when its TTL ends (ms)}.
--- A window is {first, last, total, counts}: counts[1] is the first bucket's, in a row to the last
--- (an array that MessagePack encodes and decodes in C, so the script never loops over it to load
--- or save an account).
-local states, touched = {}, {}
-
-local function load(key)
-  local state = states[key]
-  if state ~= nil then return state end
-  state = { w = {}, bans = {}, ttl = 0, expires = 0 }
-  states[key] = state
-  -- pcall: a key of another type (the hash of an older release) reads as empty and is replaced.
-  local raw = pcall('GET', key)
-  if type(raw) ~= 'string' then return state end
-  local s = decode(raw)
-  local wins, bans = s[1], s[2]
-  state.expires = s[3] or 0
-  for i = 1, #wins, 4 do
-    local last, counts = wins[i + 1], wins[i + 3]
-    state.w[wins[i]] = { last - #counts + 1, last, wins[i + 2], counts }
-  end
-  for i = 1, #bans, 4 do
-    state.bans[bans[i]] = { bans[i + 1], bans[i + 2], bans[i + 3] }
-  end
-  return state
-end
-
-local function save(key, state)
-  local wins, bans = {}, {}
-  for letter, w in pairs(state.w) do
-    local counts = w[4]
-    if w[3] == 0 then counts = {} end
-    wins[#wins + 1] = letter
-    wins[#wins + 1] = w[2]
-    wins[#wins + 1] = w[3]
-    wins[#wins + 1] = counts
-  end
-  for id, ban in pairs(state.bans) do
-    if ban[1] > now or ban[3] > now then
-      bans[#bans + 1] = id
-      bans[#bans + 1] = ban[1]
-      bans[#bans + 1] = ban[2]
-      bans[#bans + 1] = ban[3]
-    end
-  end
-  -- Setting an expiry costs Redis about as much as the write itself: the TTL is set a 24th longer
-  -- than needed, and kept (KEEPTTL) by the writes until what is left of it no longer suffices.
-  if state.expires >= now + state.ttl then
-    call('SET', key, encode({ wins, bans, state.expires }), 'KEEPTTL')
-  else
-    local ttl = ceil(state.ttl * 25 / 24)
-    call('SET', key, encode({ wins, bans, now + ttl }), 'PX', ttl)
-  end
-end
-
+${ACCOUNT_STATE_LUA}
 local out = { now }
 
 -- Appends a refused-without-reading answer (revoked, or no limit to check) for n windows.
@@ -158,13 +97,6 @@ local function answer(wins, ws, n, outcome, retryAt)
     out[#out + 1] = w[3]
     if w[3] == 0 then out[#out + 1] = now else out[#out + 1] = (w[1] + wins[k][4] + 1) * wins[k][5] end
   end
-end
-
--- Marks the account to be written back: its TTL outlives every bucket it may count (a window
--- and a bucket of the longest window of the policies met), and its bans and strikes.
-local function keep(key, state, policy)
-  if state.ttl == 0 then touched[#touched + 1] = key end
-  if policy.longest > state.ttl then state.ttl = policy.longest end
 end
 
 local ws, current = {}, {}
@@ -273,14 +205,6 @@ for i = 1, requests do
   decide(r, i)
   r = r + 6
 end
--- Written once per account, whatever number of its requests the call held.
-for _, key in ipairs(touched) do
-  local state = states[key]
-  for _, ban in pairs(state.bans) do
-    if ban[1] - now > state.ttl then state.ttl = ban[1] - now end
-    if ban[3] - now > state.ttl then state.ttl = ban[3] - now end
-  end
-  save(key, state)
-end
+saveTouched()
 return out
 `;

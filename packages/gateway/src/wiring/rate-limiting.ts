@@ -30,7 +30,7 @@ export function createRateLimitingFromConfig(config: GatewayConfig['rateLimits']
   if (config.mode === 'off') return undefined;
   const plans = createPlans(config.plansFile);
   const now = deps.now ?? Date.now;
-  if (deps.redis === undefined) return createRateLimiting(createMemoryLimiter({ now }), plans, now);
+  if (deps.redis === undefined) return createRateLimiting(createMemoryLimiter({ now }), plans);
   const { revocations } = deps.redis;
   const shared = createRedisLimiter(deps.redis.client, {
     prefix: deps.redis.prefix,
@@ -46,5 +46,5 @@ export function createRateLimitingFromConfig(config: GatewayConfig['rateLimits']
     revocations,
     ...(deps.onDegraded === undefined ? {} : { onDegraded: deps.onDegraded }),
   });
-  return createRateLimiting(limiter, plans, now, { checksRevocation: revocations !== undefined });
+  return createRateLimiting(limiter, plans, { checksRevocation: revocations !== undefined });
 }

@@ -1,5 +1,5 @@
 import type { Step } from '../exchange.js';
-import type { KeyGuard } from './authenticate.js';
+import type { KeyGuard } from './key-guard.js';
 
 /**
  * The rate limit: a verified key is limited per account (and banned per key); a request without

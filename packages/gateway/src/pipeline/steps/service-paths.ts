@@ -13,6 +13,7 @@ export interface ReadinessCheck {
  */
 export function createServicePaths(checks: readonly ReadinessCheck[], notes: string | undefined): Step {
   return async function servicePaths(x) {
+    if (x.path === '/healthz' || x.path === '/readyz' || x.path === DEPRECATION_NOTES_PATH) x.record.route = x.path;
     if (x.path === '/healthz') return { kind: 'status', status: 200, body: { status: 'ok' } };
     if (x.path === '/readyz') {
       const results = await Promise.all(checks.map(async (check) => [check.name, await check.ready()] as const));

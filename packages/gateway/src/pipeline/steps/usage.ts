@@ -4,7 +4,7 @@ import { usageBody } from '../../usage/index.js';
 import { refuse } from '../answer.js';
 import type { Step } from '../exchange.js';
 import { applyLimit } from '../limit-decision.js';
-import { settleVerification, type KeyGuard } from './authenticate.js';
+import { pendingAuth, settleAuth, type KeyGuard } from './key-guard.js';
 
 /**
  * `GET /v1/usage`, answered here for the verified key: first the endpoint's own small limit (its
@@ -12,6 +12,12 @@ import { settleVerification, type KeyGuard } from './authenticate.js';
  * requests, which charges nothing. Its rate-limit headers are the plan's, uncharged (no
  * Retry-After: the answer itself is no refusal, and a ban is in the body).
  */
+/** The verification's outcome, once the peek's round trip (which asks the Redis deny-list) told it. */
+function settleVerification(x: Parameters<Step>[0], revoked: boolean): void {
+  const timing = pendingAuth.get(x);
+  if (timing !== undefined) settleAuth(x, revoked ? 'revoked' : 'authenticated', timing);
+}
+
 export function createUsageStep(rateLimiting: RateLimiting | undefined, guard: KeyGuard, onRedisFailure: FailurePolicy | 'off'): Step {
   return async function usage(x) {
     if (x.operation?.answeredBy !== 'gateway') return undefined;

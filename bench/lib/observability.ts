@@ -1,0 +1,65 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { freePort } from '@animal-store/testkit';
+import { startService, type Service } from './services.js';
+
+/** The full pipeline on Redis with metrics on, and with tracing exporting to a local sink. */
+export interface ObservedGateways {
+  readonly metrics: Service;
+  /** The metrics gateway's admin `/metrics`, scraped during its runs as Prometheus would. */
+  readonly metricsUrl: string;
+  readonly tracing: Service;
+  /** OTLP export requests the sink received so far. */
+  exports(): number;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the two gateways the observability scenarios measure, configured as `env` (the full
+ * pipeline on Redis) plus: `METRICS_PORT` for one; an OTLP/HTTP endpoint for the other, a sink in
+ * this process that answers every export at once, so what is measured is the gateway's own cost.
+ */
+export async function startObservedGateways(env: Record<string, string>): Promise<ObservedGateways> {
+  let received = 0;
+  const sink: Server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      received += 1;
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+  });
+  await new Promise<void>((resolve) => sink.listen(0, '127.0.0.1', resolve));
+  const metricsPort = await freePort();
+  const metrics = await startService('gateway (keys, limits in Redis, metrics on)', 'gateway', { ...env, METRICS_PORT: String(metricsPort) });
+  const tracing = await startService('gateway (keys, limits in Redis, tracing exported)', 'gateway', {
+    ...env,
+    OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${(sink.address() as AddressInfo).port}`,
+    // Exports every second: spans leave while the load runs, not after.
+    OTEL_BSP_SCHEDULE_DELAY: '1000',
+  });
+  return {
+    metrics,
+    metricsUrl: `http://127.0.0.1:${metricsPort}/metrics`,
+    tracing,
+    exports: () => received,
+    async close() {
+      await Promise.all([metrics.stop(), tracing.stop()]);
+      sink.closeAllConnections();
+      await new Promise((resolve) => sink.close(resolve));
+    },
+  };
+}
+
+/** Runs `load` while `/metrics` is fetched every second (a scrape costs the gateway too). */
+export async function whileScraped<T>(metricsUrl: string, load: () => Promise<T>): Promise<T> {
+  let scrapes = 0;
+  const timer = setInterval(() => {
+    fetch(metricsUrl).then((res) => res.text()).then(() => (scrapes += 1), () => {});
+  }, 1000);
+  try {
+    return await load();
+  } finally {
+    clearInterval(timer);
+    if (scrapes === 0 && (await fetch(metricsUrl).then((res) => res.ok, () => false)) === false) throw new Error(`${metricsUrl} does not answer`);
+  }
+}

@@ -1,0 +1,31 @@
+import { createServer, type Server } from 'node:http';
+import type { Registry } from 'prom-client';
+
+/** Where the admin listener listens (`METRICS_HOST`, `METRICS_PORT`, parsed in `config/`). */
+export interface MetricsOptions {
+  readonly host: string;
+  readonly port: number;
+}
+
+/**
+ * The admin listener: `GET /metrics` in Prometheus's text format, nothing else. It listens on
+ * METRICS_HOST:METRICS_PORT (loopback by default), never on the public port.
+ */
+export function createMetricsServer(registry: Registry): Server {
+  return createServer((req, res) => {
+    const path = (req.url ?? '/').split('?')[0];
+    if (path !== '/metrics' || (req.method !== 'GET' && req.method !== 'HEAD')) {
+      res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('Not found: the metrics are at /metrics.\n');
+      return;
+    }
+    registry.metrics().then(
+      (text) => {
+        res.writeHead(200, { 'content-type': registry.contentType, 'content-length': Buffer.byteLength(text) });
+        res.end(req.method === 'HEAD' ? undefined : text);
+      },
+      (error: unknown) => {
+        res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' }).end(`metrics could not be collected: ${String(error)}\n`);
+      },
+    );
+  });
+}

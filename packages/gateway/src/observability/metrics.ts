@@ -1,0 +1,119 @@
+import { readFileSync } from 'node:fs';
+import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
+import {
+  CHANNELS,
+  type AuthOutcomeEvent,
+  type KeyCacheLookupEvent,
+  type LimitDecisionEvent,
+  type RedisCommandEvent,
+  type RequestEndEvent,
+  type RequestStartEvent,
+  type UpstreamCallEvent,
+} from '../events/index.js';
+import { SeriesCounter, SeriesHistogram } from './prom-series.js';
+import { subscribeAll } from './subscribe.js';
+
+/** OpenTelemetry's default buckets for HTTP durations, in seconds. */
+const HTTP_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10];
+const REDIS_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25];
+/** Methods become labels as they are; any other is `_OTHER` (OpenTelemetry's rule): labels stay bounded. */
+const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'TRACE', 'CONNECT']);
+const methodLabel = (method: string) => (METHODS.has(method) ? method : '_OTHER');
+const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+
+export interface MetricsProbes {
+  /** Asked at each scrape for `gateway_upstream_up`. */
+  upstreamUp(): Promise<boolean>;
+  /** Asked at each scrape for `gateway_redis_up`; absent without Redis. */
+  redisUp?: (() => Promise<boolean>) | undefined;
+}
+
+/**
+ * The gateway's Prometheus metrics, as a subscriber of the events its parts publish: names after
+ * OpenTelemetry's HTTP conventions in Prometheus form, and the gateway's own. No label holds a raw
+ * path, key, account or address. Returns the registry to expose and what stops the subscription.
+ */
+export function createMetrics(source: object, probes: MetricsProbes): { readonly registry: Registry; stop(): void } {
+  const registry = new Registry();
+  const registers = [registry];
+  collectDefaultMetrics({ register: registry });
+  const requests = new SeriesHistogram('http_server_request_duration_seconds', 'Requests the gateway answered, by method, route template, status and outcome.', HTTP_BUCKETS, registry);
+  // In progress, per method: plain numbers, set into the gauge when scraped.
+  const inProgress = new Map<string, number>();
+  new Gauge({
+    name: 'http_server_active_requests',
+    help: 'Requests in progress.',
+    labelNames: ['http_request_method'] as const,
+    registers,
+    collect() {
+      for (const [method, value] of inProgress) this.set({ http_request_method: method }, value);
+    },
+  });
+  const upstreamCalls = new SeriesHistogram('http_client_request_duration_seconds', 'Calls to the backend, until its answer started; error_type on failure.', HTTP_BUCKETS, registry);
+  const decisions = new SeriesCounter('gateway_ratelimit_decisions_total', 'Rate-limit decisions by plan.', registry);
+  const auth = new SeriesCounter('gateway_auth_outcomes_total', 'API key checks by outcome.', registry);
+  const keyCache = new SeriesCounter('gateway_key_cache_lookups_total', 'Lookups of the verified-key cache.', registry);
+  const redisCommands = new SeriesHistogram('gateway_redis_command_duration_seconds', 'Redis commands of the gateway, by command and whether it answered.', REDIS_BUCKETS, registry);
+  new Gauge({
+    name: 'gateway_upstream_up',
+    help: '1 when the backend answers its readiness path, asked at each scrape.',
+    registers,
+    async collect() {
+      this.set((await probes.upstreamUp()) ? 1 : 0);
+    },
+  });
+  const redisUp = probes.redisUp;
+  if (redisUp !== undefined) {
+    new Gauge({
+      name: 'gateway_redis_up',
+      help: '1 when Redis answers a ping, asked at each scrape.',
+      registers,
+      async collect() {
+        this.set((await redisUp()) ? 1 : 0);
+      },
+    });
+  }
+  new Gauge({ name: 'gateway_build_info', help: 'The gateway version and Node.js version, always 1.', labelNames: ['version', 'node_version'] as const, registers }).set(
+    { version: VERSION, node_version: process.version },
+    1,
+  );
+
+  const stop = subscribeAll({
+    [CHANNELS.requestStart]: ({ request }: RequestStartEvent) => {
+      if (request.source !== source) return;
+      const method = methodLabel(request.method);
+      inProgress.set(method, (inProgress.get(method) ?? 0) + 1);
+    },
+    [CHANNELS.requestEnd]: ({ request, status, durationMs }: RequestEndEvent) => {
+      if (request.source !== source) return;
+      const method = methodLabel(request.method);
+      inProgress.set(method, (inProgress.get(method) ?? 1) - 1);
+      const labels = () => ({ http_request_method: method, http_route: request.route, http_response_status_code: String(status), outcome: request.outcome });
+      requests.observe(requests.series(`${method} ${request.route} ${status} ${request.outcome}`, labels), durationMs / 1000);
+    },
+    [CHANNELS.upstreamCall]: ({ request, serverAddress, serverPort, durationMs, status, errorType }: UpstreamCallEvent) => {
+      if (request.source !== source) return;
+      const method = methodLabel(request.method);
+      const labels = () => ({
+        http_request_method: method,
+        server_address: serverAddress,
+        server_port: String(serverPort),
+        ...(status === undefined ? { error_type: errorType ?? 'unknown' } : { http_response_status_code: String(status) }),
+      });
+      upstreamCalls.observe(upstreamCalls.series(`${method} ${serverAddress} ${serverPort} ${status ?? ''} ${errorType ?? ''}`, labels), durationMs / 1000);
+    },
+    [CHANNELS.limitDecision]: ({ request, plan, decision }: LimitDecisionEvent) => {
+      if (request === undefined || request.source === source) decisions.series(`${plan} ${decision}`, () => ({ plan, decision })).value += 1;
+    },
+    [CHANNELS.authOutcome]: ({ request, outcome }: AuthOutcomeEvent) => {
+      if (request.source === source) auth.series(outcome, () => ({ outcome })).value += 1;
+    },
+    [CHANNELS.keyCacheLookup]: ({ result }: KeyCacheLookupEvent) => {
+      keyCache.series(result, () => ({ result })).value += 1;
+    },
+    [CHANNELS.redisCommand]: ({ command, durationMs, ok }: RedisCommandEvent) => {
+      redisCommands.observe(redisCommands.series(`${command} ${ok}`, () => ({ command, ok: String(ok) })), durationMs / 1000);
+    },
+  });
+  return { registry, stop };
+}

@@ -1,0 +1,124 @@
+import { publishAuthOutcome, type AuthOutcomeEvent } from '../../events/index.js';
+import { anonymousSubject, heldDecision, type FailurePolicy, type RateDecision, type RateLimiting } from '../../ratelimit/index.js';
+import { refuse, type Answer } from '../answer.js';
+import type { Exchange } from '../exchange.js';
+import { applyLimit } from '../limit-decision.js';
+
+/** Signature checks a second for an address refused under the anonymous limit. */
+export const VERIFICATIONS_PER_SECOND = 10;
+const MAX_REMEMBERED = 100_000;
+
+/**
+ * The guard against key guessing, whole: every request without a valid key (no operation at its
+ * path, no key, a bad or revoked key, a head too large to read) is charged to its client address's
+ * anonymous limit; while an address is refused under it, keys never seen before get
+ * `VERIFICATIONS_PER_SECOND` signature checks a second, so guessing costs the guesser, not the
+ * gateway's CPU, and new valid keys from a shared address still pass.
+ */
+export interface KeyGuard {
+  /** The address's anonymous decision, charged; a refusal is remembered for `mayVerify`. */
+  decideAnonymous(ip: string): Promise<RateDecision>;
+  /** Charges the address's anonymous limit: an answer when it refuses. */
+  chargeAnonymous(x: Exchange): Promise<Answer | undefined>;
+  /**
+   * Asked before checking the signature of a key not seen before: `undefined` lets the check run;
+   * a decision is the address's remembered refusal, to answer with instead.
+   */
+  refusalOf(ip: string): RateDecision | undefined;
+  /** The verified key's own limit; a key found revoked there is answered as any refused key. */
+  limitKey(x: Exchange): Promise<Answer | undefined>;
+}
+
+interface Refusal {
+  decision: RateDecision;
+  /** When the decision was made and when it ends, on this process's clock. */
+  cachedAt: number;
+  endsAt: number;
+  /** Signature checks let through in the second that began at `checksSince`. */
+  checks: number;
+  checksSince: number;
+}
+
+export interface AuthTiming {
+  readonly verified: boolean;
+  readonly startedAt: number;
+  readonly durationMs: number;
+}
+/** Verifications whose outcome the limit's round trip settles (the Redis deny-list is asked there). */
+export const pendingAuth = new WeakMap<Exchange, AuthTiming>();
+export const settleAuth = (x: Exchange, outcome: AuthOutcomeEvent['outcome'], timing: AuthTiming) => publishAuthOutcome({ request: x.record, outcome, ...timing });
+
+export function createKeyGuard(rateLimiting: RateLimiting | undefined, onRedisFailure: FailurePolicy | 'off', now: () => number): KeyGuard {
+  const refusals = new Map<string, Refusal>();
+
+  async function decideAnonymous(ip: string): Promise<RateDecision> {
+    const decision = await (rateLimiting as RateLimiting).forAnonymous(ip);
+    const subject = anonymousSubject(ip);
+    if (decision.allowed || decision.retryAt === undefined) {
+      refusals.delete(subject);
+      return decision;
+    }
+    const at = now();
+    // retryAt is on the limiter's clock (Redis TIME): only its distance carries over.
+    const endsAt = at + (decision.retryAt - decision.now);
+    const known = refusals.get(subject);
+    if (known !== undefined) {
+      Object.assign(known, { decision, cachedAt: at, endsAt }); // its check budget carries on
+    } else {
+      if (refusals.size >= MAX_REMEMBERED) refusals.clear();
+      refusals.set(subject, { decision, cachedAt: at, endsAt, checks: 0, checksSince: at });
+    }
+    return decision;
+  }
+
+  async function chargeAnonymous(x: Exchange): Promise<Answer | undefined> {
+    if (rateLimiting === undefined) return undefined;
+    const ip = (x.client as NonNullable<Exchange['client']>).ip;
+    const verdict = await applyLimit(x, () => decideAnonymous(ip), onRedisFailure, 'anonymous');
+    return verdict.kind === 'refused' ? verdict.answer : undefined;
+  }
+
+  function refusalOf(ip: string): RateDecision | undefined {
+    const subject = anonymousSubject(ip);
+    const refusal = refusals.get(subject);
+    if (refusal === undefined) return undefined;
+    const at = now();
+    if (refusal.endsAt <= at) {
+      refusals.delete(subject);
+      return undefined;
+    }
+    if (at - refusal.checksSince >= 1000) {
+      refusal.checksSince = at;
+      refusal.checks = 0;
+    }
+    // Counted here, before the check runs: concurrent requests cannot all slip through.
+    if (refusal.checks < VERIFICATIONS_PER_SECOND) {
+      refusal.checks += 1;
+      return undefined;
+    }
+    return heldDecision(refusal.decision, refusal.cachedAt, at);
+  }
+
+  return {
+    decideAnonymous,
+    chargeAnonymous,
+    refusalOf,
+    async limitKey(x) {
+      const identity = x.identity;
+      if (rateLimiting === undefined || identity === undefined) return undefined;
+      const timing = pendingAuth.get(x);
+      let verdict;
+      try {
+        verdict = await applyLimit(x, () => rateLimiting.forIdentity(identity), onRedisFailure, identity.plan);
+      } catch (failure) {
+        if (timing !== undefined) settleAuth(x, 'authenticated', timing);
+        throw failure;
+      }
+      if (timing !== undefined) settleAuth(x, verdict.kind === 'revoked' ? 'revoked' : 'authenticated', timing);
+      if (verdict.kind === 'refused') return verdict.answer;
+      if (verdict.kind === 'admitted') return undefined;
+      x.record.authFailure = 'revoked';
+      return (await chargeAnonymous(x)) ?? refuse('unauthorized', undefined, { 'www-authenticate': 'Bearer error="invalid_token"' });
+    },
+  };
+}
