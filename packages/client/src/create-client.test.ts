@@ -59,7 +59,10 @@ test('a 429 whose Retry-After exceeds maxDelayMs throws at once, with retryAfter
   const { client, sent, slept } = scripted([error(429, 'rate_limited', { 'retry-after': '30', 'x-request-id': 'r-1' })], { retry: { maxDelayMs: 10_000 } });
   const failure = await client.listPets().catch((caught: unknown) => caught);
   assert.ok(failure instanceof ApiError);
-  assert.deepEqual([failure.status, failure.code, failure.message, failure.retryAfterSeconds, failure.requestId], [429, 'rate_limited', 'rate_limited!', 30, 'r-1']);
+  assert.deepEqual(
+    [failure.status, failure.code, failure.message, failure.retryAfterSeconds, failure.requestId],
+    [429, 'rate_limited', 'rate_limited!', 30, 'r-1'],
+  );
   assert.equal(sent.length, 1);
   assert.deepEqual(slept, []);
 });
@@ -72,7 +75,12 @@ test('a 429 key_banned is never retried', async () => {
 });
 
 test('502, 503 and 504 on a GET back off with full jitter and stop after maxAttempts', async () => {
-  const { client, sent, slept } = scripted([error(502, 'bad_gateway'), error(503, 'auth_unavailable'), error(504, 'upstream_timeout'), error(504, 'upstream_timeout')]);
+  const { client, sent, slept } = scripted([
+    error(502, 'bad_gateway'),
+    error(503, 'auth_unavailable'),
+    error(504, 'upstream_timeout'),
+    error(504, 'upstream_timeout'),
+  ]);
   await assert.rejects(client.getPet(7), (caught: ApiError) => caught.status === 504 && caught.code === 'upstream_timeout');
   assert.equal(sent.length, 4);
   assert.deepEqual(slept, [50, 100, 200]); // random() = 0.5 of 100, 200, 400
@@ -92,12 +100,7 @@ test('a network error on every attempt throws the last one', async () => {
 });
 
 test('createPet sends one Idempotency-Key per call and the same one on each of its retries', async () => {
-  const { client, sent, slept } = scripted([
-    new TypeError('socket hang up'),
-    error(504, 'upstream_timeout'),
-    json(201, pet),
-    json(201, { ...pet, id: 2 }),
-  ]);
+  const { client, sent, slept } = scripted([new TypeError('socket hang up'), error(504, 'upstream_timeout'), json(201, pet), json(201, { ...pet, id: 2 })]);
   assert.deepEqual(await client.createPet({ name: 'Rex', categoryId: 2 }), pet);
   await client.createPet({ name: 'Rex', categoryId: 2 });
   const keys = sent.map((request) => request.headers['idempotency-key']);
@@ -106,18 +109,33 @@ test('createPet sends one Idempotency-Key per call and the same one on each of i
   assert.equal(keys[1], keys[0]);
   assert.equal(keys[2], keys[0]);
   assert.notEqual(keys[3], keys[0]);
-  assert.deepEqual(sent.map((request) => [request.method, request.body, request.headers['content-type']])[0], ['POST', '{"name":"Rex","categoryId":2}', 'application/json']);
+  assert.deepEqual(sent.map((request) => [request.method, request.body, request.headers['content-type']])[0], [
+    'POST',
+    '{"name":"Rex","categoryId":2}',
+    'application/json',
+  ]);
   assert.deepEqual(slept, [50, 100]);
 });
 
 test('createPet uses the Idempotency-Key it is given', async () => {
   const { client, sent } = scripted([error(502, 'bad_gateway'), json(201, pet)]);
   await client.createPet({ name: 'Rex', categoryId: 2 }, { idempotencyKey: 'order-7' });
-  assert.deepEqual(sent.map((request) => request.headers['idempotency-key']), ['order-7', 'order-7']);
+  assert.deepEqual(
+    sent.map((request) => request.headers['idempotency-key']),
+    ['order-7', 'order-7'],
+  );
 });
 
 test('other 4xx and 500 are not retried', async () => {
-  for (const [status, code] of [[400, 'invalid_body'], [401, 'unauthorized'], [404, 'pet_not_found'], [413, 'payload_too_large'], [422, 'idempotency_key_reused'], [500, 'internal_error'], [501, 'not_implemented']] as const) {
+  for (const [status, code] of [
+    [400, 'invalid_body'],
+    [401, 'unauthorized'],
+    [404, 'pet_not_found'],
+    [413, 'payload_too_large'],
+    [422, 'idempotency_key_reused'],
+    [500, 'internal_error'],
+    [501, 'not_implemented'],
+  ] as const) {
     const { client, sent } = scripted([error(status, code)]);
     await assert.rejects(client.createPet({ name: 'Rex', categoryId: 2 }), (caught: ApiError) => caught.status === status && caught.code === code);
     assert.equal(sent.length, 1, `${status} ${code}`);
@@ -132,7 +150,10 @@ test('maxAttempts 1 turns retries off', async () => {
 
 test('an answer that is not the Error body still throws an ApiError with its status', async () => {
   const { client } = scripted([new Response('<html>bad gateway</html>', { status: 418 })]);
-  await assert.rejects(client.listPets(), (caught: ApiError) => caught.status === 418 && caught.code === 'unexpected_response' && caught.message.includes('bad gateway'));
+  await assert.rejects(
+    client.listPets(),
+    (caught: ApiError) => caught.status === 418 && caught.code === 'unexpected_response' && caught.message.includes('bad gateway'),
+  );
 });
 
 test('an AbortSignal aborts a call while it waits to retry, and before it starts', async () => {
@@ -187,7 +208,9 @@ test('onDeprecation is called once per operation, with what the headers say', as
     link: '</v1/pets?status=available>; rel="successor-version", </docs/deprecations>; rel="deprecation"; type="text/markdown"',
   };
   const notices: unknown[] = [];
-  const { client } = scripted([json(200, pet, deprecated), error(404, 'pet_not_found', deprecated), json(200, [])], { onDeprecation: (notice) => notices.push(notice) });
+  const { client } = scripted([json(200, pet, deprecated), error(404, 'pet_not_found', deprecated), json(200, [])], {
+    onDeprecation: (notice) => notices.push(notice),
+  });
   await client.getPet(1);
   await assert.rejects(client.getPet(2), { code: 'pet_not_found' });
   await client.listPets();
@@ -223,11 +246,14 @@ test('allPets follows rel="next" until a page has none, retrying a page like any
   const ids: number[] = [];
   for await (const each of client.allPets({ limit: 2, status: 'sold' })) ids.push(each.id);
   assert.deepEqual(ids, [1, 2, 3]);
-  assert.deepEqual(sent.map((request) => request.url), [
-    'http://api.test/v1/pets?limit=2&status=sold',
-    'http://api.test/v1/pets?limit=2&status=sold&cursor=abc',
-    'http://api.test/v1/pets?limit=2&status=sold&cursor=abc',
-  ]);
+  assert.deepEqual(
+    sent.map((request) => request.url),
+    [
+      'http://api.test/v1/pets?limit=2&status=sold',
+      'http://api.test/v1/pets?limit=2&status=sold&cursor=abc',
+      'http://api.test/v1/pets?limit=2&status=sold&cursor=abc',
+    ],
+  );
 });
 
 test('allPets never sends the key to another origin than the API', async () => {

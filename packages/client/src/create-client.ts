@@ -102,7 +102,12 @@ export function createClient(options: ClientOptions): AnimalStoreClient {
       let url: URL | undefined = listUrl(query);
       while (url !== undefined) {
         // The key goes with every page: never to another origin than the API's.
-        if (url.origin !== base.origin) throw new ApiError({ status: 0, code: 'unexpected_response', message: `The next page is on another origin (${url.origin}); not following it with the API key.` });
+        if (url.origin !== base.origin)
+          throw new ApiError({
+            status: 0,
+            code: 'unexpected_response',
+            message: `The next page is on another origin (${url.origin}); not following it with the API key.`,
+          });
         const response = await send({ operation: 'listPets', method: 'GET', url, signal: callOptions?.signal });
         const page = (await response.json()) as Pet[];
         const next: { href: string } | undefined = parseLinks(response.headers.get('link'), url.href).find((link) => link.rels.includes('next'));
@@ -112,7 +117,14 @@ export function createClient(options: ClientOptions): AnimalStoreClient {
     },
     async createPet(pet, callOptions) {
       const idempotencyKey = callOptions?.idempotencyKey ?? globalThis.crypto.randomUUID();
-      const response = await send({ operation: 'createPet', method: 'POST', url: new URL(`${base.href}/pets`), body: pet, idempotencyKey, signal: callOptions?.signal });
+      const response = await send({
+        operation: 'createPet',
+        method: 'POST',
+        url: new URL(`${base.href}/pets`),
+        body: pet,
+        idempotencyKey,
+        signal: callOptions?.signal,
+      });
       return (await response.json()) as Pet;
     },
     async getPet(id, callOptions) {
@@ -137,7 +149,8 @@ function baseUrlOf(baseUrl: string): URL {
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new TypeError('baseUrl must be http: or https:');
   url.pathname = url.pathname.replace(/\/+$/, '');
-  if (!/\/v\d+$/.test(url.pathname)) throw new TypeError(`baseUrl must end with the version segment, like https://api.animal-store.example/v1 (got ${baseUrl})`);
+  if (!/\/v\d+$/.test(url.pathname))
+    throw new TypeError(`baseUrl must end with the version segment, like https://api.animal-store.example/v1 (got ${baseUrl})`);
   url.search = '';
   url.hash = '';
   return url;

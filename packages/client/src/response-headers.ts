@@ -29,7 +29,10 @@ export function parseLinks(header: string | null, base: string): LinkValue[] {
   const pattern = /<([^>]*)>((?:\s*;\s*[A-Za-z0-9!#$&+.^_`|~*-]+(?:\s*=\s*(?:"(?:[^"\\]|\\.)*"|[^;,]*))?)*)/g;
   for (const match of header.matchAll(pattern)) {
     const rel = /;\s*rel\s*=\s*(?:"([^"]*)"|([^;,\s]+))/i.exec(match[2] ?? '');
-    const rels = (rel?.[1] ?? rel?.[2] ?? '').toLowerCase().split(/\s+/).filter((value) => value !== '');
+    const rels = (rel?.[1] ?? rel?.[2] ?? '')
+      .toLowerCase()
+      .split(/\s+/)
+      .filter((value) => value !== '');
     try {
       links.push({ href: new URL(match[1] ?? '', base).href, rels });
     } catch {

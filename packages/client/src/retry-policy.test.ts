@@ -34,7 +34,10 @@ test('the retry rules, case by case', () => {
 test('full jitter: the delay is random() times a ceiling that doubles from 100 ms and stops at maxDelayMs', () => {
   const settings = { ...DEFAULT_RETRY, maxAttempts: 20, maxDelayMs: 1000 };
   const ceilings = [1, 2, 3, 4, 5, 6, 7].map((attempt) => nextStep(attempt, answer(503), true, settings, () => 0.9999));
-  assert.deepEqual(ceilings.map((verdict) => (verdict.retry ? verdict.delayMs : -1)), [99, 199, 399, 799, 999, 999, 999]);
+  assert.deepEqual(
+    ceilings.map((verdict) => (verdict.retry ? verdict.delayMs : -1)),
+    [99, 199, 399, 799, 999, 999, 999],
+  );
   const zero = nextStep(5, answer(502), true, settings, () => 0);
   assert.deepEqual(zero, { retry: true, delayMs: 0 });
 });

@@ -12,8 +12,7 @@ export const DEFAULT_RETRY: RetrySettings = { maxAttempts: 4, maxDelayMs: 120_00
 
 /** What came of one attempt. */
 export type AttemptOutcome =
-  | { readonly kind: 'answer'; readonly status: number; readonly code: string; readonly retryAfterSeconds: number | undefined }
-  | { readonly kind: 'network' };
+  { readonly kind: 'answer'; readonly status: number; readonly code: string; readonly retryAfterSeconds: number | undefined } | { readonly kind: 'network' };
 
 export type Verdict = { readonly retry: true; readonly delayMs: number } | { readonly retry: false };
 

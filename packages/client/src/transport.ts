@@ -66,7 +66,13 @@ export function createTransport(options: TransportOptions) {
       noticeDeprecation(call.operation, response);
       if (response.ok) return response;
       const error = await apiErrorOf(response);
-      const verdict = nextStep(attempt, { kind: 'answer', status: error.status, code: error.code, retryAfterSeconds: error.retryAfterSeconds }, replayable, settings, random);
+      const verdict = nextStep(
+        attempt,
+        { kind: 'answer', status: error.status, code: error.code, retryAfterSeconds: error.retryAfterSeconds },
+        replayable,
+        settings,
+        random,
+      );
       if (!verdict.retry) throw error;
       await sleep(verdict.delayMs, call.signal);
     }

@@ -29,7 +29,10 @@ describe('the client against the real gateway and core processes', () => {
     const client = createClient({ baseUrl: `${gateway.url}/v1`, apiKey: key });
     const created = [];
     for (const name of ['Ada', 'Bo', 'Cy', 'Di', 'Ed']) created.push(await client.createPet({ name, categoryId: 3, status: 'sold' }));
-    assert.deepEqual(created.map((pet) => pet.name), ['Ada', 'Bo', 'Cy', 'Di', 'Ed']);
+    assert.deepEqual(
+      created.map((pet) => pet.name),
+      ['Ada', 'Bo', 'Cy', 'Di', 'Ed'],
+    );
     const page = await client.listPets({ status: 'sold', limit: 2 });
     assert.equal(page.length, 2);
     const all = [];
@@ -128,7 +131,12 @@ describe('a create retried through a 504 makes exactly one pet', () => {
 
   test('without an Idempotency-Key, the same retry makes two pets (what the client avoids)', async () => {
     const key = await through504('naive-504');
-    const send = () => fetch(`${gateway.url}/v1/pets`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: '{"name":"Twice","categoryId":9}' });
+    const send = () =>
+      fetch(`${gateway.url}/v1/pets`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: '{"name":"Twice","categoryId":9}',
+      });
     assert.equal((await send()).status, 504);
     assert.equal((await send()).status, 201);
     await slow.firstCreateDone;
@@ -148,12 +156,20 @@ describe('a 429 storm: the client is never banned where a naive loop is', () => 
     keyring = await createTestKeyring();
     core = await startCore();
     const plans = join(temporaryDir('client-plans-'), 'plans.json');
-    writeFileSync(plans, JSON.stringify({
-      plans: { free: { minute: 10, day: 1000 }, pro: { minute: 300, day: 10000 }, business: { minute: 1000, day: 100000 }, enterprise: { minute: 5000, day: 2000000 } },
-      anonymous: { minute: 30, day: 1000 },
-      ban: { strikes: 10, strikeWindowSeconds: 60, banSeconds: 300 },
-      accounts: {},
-    }));
+    writeFileSync(
+      plans,
+      JSON.stringify({
+        plans: {
+          free: { minute: 10, day: 1000 },
+          pro: { minute: 300, day: 10000 },
+          business: { minute: 1000, day: 100000 },
+          enterprise: { minute: 5000, day: 2000000 },
+        },
+        anonymous: { minute: 30, day: 1000 },
+        ban: { strikes: 10, strikeWindowSeconds: 60, banSeconds: 300 },
+        accounts: {},
+      }),
+    );
     gateway = await startGateway({ UPSTREAM_URL: core.url, JWKS_FILE: keyring.files.jwks, PLANS_FILE: plans }, () => clock);
   });
   after(async () => {

@@ -27,7 +27,9 @@ describe('the API document and the reference page, served by the gateway without
     assert.equal(res.status, 200);
     assert.equal(res.headers.get('content-type'), 'application/json');
     const served = (await res.json()) as { paths: Record<string, unknown> };
-    const expected = buildEffectiveDocument(JSON.parse(readFileSync(CORE_DOCUMENT, 'utf8')) as Record<string, unknown>, { deprecationDocUrl: '/docs/deprecations' });
+    const expected = buildEffectiveDocument(JSON.parse(readFileSync(CORE_DOCUMENT, 'utf8')) as Record<string, unknown>, {
+      deprecationDocUrl: '/docs/deprecations',
+    });
     assert.deepEqual(served, expected);
     assert.ok('/usage' in served.paths);
     assert.equal(upstream.requests.length, 0, 'never asked of the backend');

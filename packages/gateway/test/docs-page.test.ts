@@ -27,7 +27,11 @@ describe('the API reference page of the gateway, in headless Chromium', { skip }
 
   test('renders every operation, shows getPet as deprecated and links the deprecation notes', async () => {
     const dom = await renderedDom(`${base}/docs`);
-    const headings = [...dom.matchAll(/<h2[^>]*><a[^>]*href="#operation\/([A-Za-z]+)"[^>]*><\/a>([^<]*)(<span[^>]*>\s*Deprecated\s*<\/span>)?/g)].map((m) => [m[1], (m[2] ?? '').trim(), m[3] !== undefined]);
+    const headings = [...dom.matchAll(/<h2[^>]*><a[^>]*href="#operation\/([A-Za-z]+)"[^>]*><\/a>([^<]*)(<span[^>]*>\s*Deprecated\s*<\/span>)?/g)].map((m) => [
+      m[1],
+      (m[2] ?? '').trim(),
+      m[3] !== undefined,
+    ]);
     assert.deepEqual(headings, [
       ['listPets', 'List animals', false],
       ['createPet', 'Add an animal', false],

@@ -11,12 +11,20 @@ const IANA = 'https://iana.org/assignments/http-problem-types';
 
 function plansFile(): string {
   const file = join(temporaryDir('problem-plans-'), 'plans.json');
-  writeFileSync(file, JSON.stringify({
-    plans: { free: { minute: 2, day: 1000 }, pro: { minute: 300, day: 10000 }, business: { minute: 1000, day: 100000 }, enterprise: { minute: 5000, day: 2000000 } },
-    anonymous: { minute: 30, day: 1000 },
-    ban: { strikes: 3, strikeWindowSeconds: 60, banSeconds: 120 },
-    accounts: {},
-  }));
+  writeFileSync(
+    file,
+    JSON.stringify({
+      plans: {
+        free: { minute: 2, day: 1000 },
+        pro: { minute: 300, day: 10000 },
+        business: { minute: 1000, day: 100000 },
+        enterprise: { minute: 5000, day: 2000000 },
+      },
+      anonymous: { minute: 30, day: 1000 },
+      ban: { strikes: 3, strikeWindowSeconds: 60, banSeconds: 120 },
+      accounts: {},
+    }),
+  );
   return file;
 }
 
@@ -63,16 +71,34 @@ describe("RFC 9457 problem details for the gateway's own errors, on request", ()
     assert.equal(unauthorized.status, 401);
     assert.equal(unauthorized.headers.get('www-authenticate'), 'Bearer');
     assert.ok(unauthorized.headers.get('ratelimit') !== null);
-    assert.deepEqual(await problemOf(unauthorized), { type: 'about:blank', title: 'Unauthorized', status: 401, detail: 'A valid API key is required: Authorization: Bearer <API key>.', code: 'unauthorized' });
+    assert.deepEqual(await problemOf(unauthorized), {
+      type: 'about:blank',
+      title: 'Unauthorized',
+      status: 401,
+      detail: 'A valid API key is required: Authorization: Bearer <API key>.',
+      code: 'unauthorized',
+    });
     const notFound = await fetch(`${gateway.url}/v1/nothing`, { headers: PROBLEM });
-    assert.deepEqual(await problemOf(notFound), { type: 'about:blank', title: 'Not Found', status: 404, detail: 'No operation at this path.', code: 'not_found' });
+    assert.deepEqual(await problemOf(notFound), {
+      type: 'about:blank',
+      title: 'Not Found',
+      status: 404,
+      detail: 'No operation at this path.',
+      code: 'not_found',
+    });
     const tooLarge = await fetch(`${gateway.url}/v1/echo`, { method: 'POST', headers: auth, body: 'x'.repeat(64) });
     assert.equal(tooLarge.status, 413);
     assert.deepEqual(Object.keys(await problemOf(tooLarge)), ['type', 'title', 'status', 'detail', 'code']);
     const badGateway = await fetch(`${gateway.url}/v1/reset`, { headers: auth });
     assert.equal((await problemOf(badGateway)).code, 'bad_gateway');
     const timeout = await fetch(`${gateway.url}/v1/hold`, { headers: auth });
-    assert.deepEqual(await problemOf(timeout), { type: 'about:blank', title: 'Gateway Timeout', status: 504, detail: 'The upstream service did not answer in time.', code: 'upstream_timeout' });
+    assert.deepEqual(await problemOf(timeout), {
+      type: 'about:blank',
+      title: 'Gateway Timeout',
+      status: 504,
+      detail: 'The upstream service did not answer in time.',
+      code: 'upstream_timeout',
+    });
   });
 
   test("429: the draft's quota-exceeded with the violated policies, then abnormal-usage-detected for the ban", async () => {
@@ -108,7 +134,13 @@ describe("RFC 9457 problem details for the gateway's own errors, on request", ()
 
   test('503: temporary-reduced-capacity when limits cannot be checked (Redis away, policy closed)', async () => {
     const away = await startGateway(
-      { UPSTREAM_URL: upstream.url, OPENAPI_FILE: writeDocument(PROXY_TEST_PATHS), JWKS_FILE: keyring.files.jwks, REDIS_URL: `redis://127.0.0.1:${await freePort()}`, RATE_LIMIT_ON_REDIS_FAILURE: 'closed' },
+      {
+        UPSTREAM_URL: upstream.url,
+        OPENAPI_FILE: writeDocument(PROXY_TEST_PATHS),
+        JWKS_FILE: keyring.files.jwks,
+        REDIS_URL: `redis://127.0.0.1:${await freePort()}`,
+        RATE_LIMIT_ON_REDIS_FAILURE: 'closed',
+      },
       undefined,
       undefined,
       { waitForRedis: false },

@@ -37,7 +37,11 @@ function timeline(seed: number, count: number): number[] {
 const shape = (d: RateDecision) => ({ allowed: d.allowed, banned: d.banned, retryAt: d.retryAt, windows: d.windows });
 
 /** At each instant: a peek (when `withPeeks`), then the request. Returns both, in order. */
-async function replay(make: (now: () => number) => Limiter, times: readonly number[], withPeeks: boolean): Promise<{ peeks: RateDecision[]; checks: RateDecision[] }> {
+async function replay(
+  make: (now: () => number) => Limiter,
+  times: readonly number[],
+  withPeeks: boolean,
+): Promise<{ peeks: RateDecision[]; checks: RateDecision[] }> {
   let now = 0;
   const limiter = make(() => now);
   const peeks: RateDecision[] = [];
@@ -58,7 +62,11 @@ function assertPeeksForetell(peeks: readonly RateDecision[], checks: readonly Ra
     assert.equal(peek.allowed, check.allowed, `${label} ${i}: admitted`);
     if (peek.banned) assert.ok(check.banned, `${label} ${i}: a ban seen by the peek holds`);
     if (check.allowed) {
-      assert.deepEqual(peek.windows.map((w) => w.remaining), check.windows.map((w) => w.remaining + 1), `${label} ${i}: remaining before the charge`);
+      assert.deepEqual(
+        peek.windows.map((w) => w.remaining),
+        check.windows.map((w) => w.remaining + 1),
+        `${label} ${i}: remaining before the charge`,
+      );
     } else if (!check.banned) {
       assert.deepEqual(shape(peek), shape(check), `${label} ${i}: the same refusal`);
     }
@@ -73,7 +81,8 @@ test('in process: peeks change no decision, and each foretells the request at it
     const peeked = await replay((now) => createMemoryLimiter({ now }), times, true);
     assert.deepEqual(peeked.checks.map(shape), plain.checks.map(shape), `seed ${seed}`);
     assertPeeksForetell(peeked.peeks, peeked.checks, `seed ${seed}`);
-    for (const d of plain.checks) seen = { ...seen, [d.banned ? 'banned' : d.allowed ? 'allowed' : 'refused']: seen[d.banned ? 'banned' : d.allowed ? 'allowed' : 'refused'] + 1 };
+    for (const d of plain.checks)
+      seen = { ...seen, [d.banned ? 'banned' : d.allowed ? 'allowed' : 'refused']: seen[d.banned ? 'banned' : d.allowed ? 'allowed' : 'refused'] + 1 };
   }
   assert.ok(seen.allowed > 0 && seen.refused > 0 && seen.banned > 0, JSON.stringify(seen));
 });
@@ -81,7 +90,13 @@ test('in process: peeks change no decision, and each foretells the request at it
 test('a peek through the cache of refusals counts no strike there and is not cached', async () => {
   let now = 1_800_000_000_000;
   const run = async (peeksBetween: number) => {
-    const limiter = createSharedLimiter({ shared: createMemoryLimiter({ now: () => now }), onFailure: 'closed', localShare: 1, denyCacheMs: 1000, now: () => now });
+    const limiter = createSharedLimiter({
+      shared: createMemoryLimiter({ now: () => now }),
+      onFailure: 'closed',
+      localShare: 1,
+      denyCacheMs: 1000,
+      now: () => now,
+    });
     const outcomes: string[] = [];
     for (let i = 0; i < 12; i++) {
       for (let p = 0; p < peeksBetween; p++) await limiter.check({ subject: 's', keyId: 'k', policy: POLICY, peek: true });
@@ -103,7 +118,13 @@ describe('the Redis script peeks as the in-process limiter does, and writes noth
   before(async () => {
     redis = await startRedis();
     client = createRedisClient(redis.url, { commandTimeoutMs: 1000 });
-    while (!(await client.ping().then(() => true, () => false))) await new Promise((resolve) => setTimeout(resolve, 20));
+    while (
+      !(await client.ping().then(
+        () => true,
+        () => false,
+      ))
+    )
+      await new Promise((resolve) => setTimeout(resolve, 20));
   });
   after(async () => {
     await client?.close();
@@ -127,8 +148,17 @@ describe('the Redis script peeks as the in-process limiter does, and writes noth
     let now = 1_800_000_000_500;
     const limiter = createRedisLimiter(client, { prefix: 'batch', now: () => now });
     const request = { subject: 'b', keyId: 'k', policy: POLICY };
-    const answers = await Promise.all([limiter.check({ ...request, peek: true }), limiter.check(request), limiter.check({ ...request, peek: true }), limiter.check(request), limiter.check({ ...request, peek: true })]);
-    assert.deepEqual(answers.map((d) => d.windows[0]?.remaining), [7, 6, 6, 5, 5]);
+    const answers = await Promise.all([
+      limiter.check({ ...request, peek: true }),
+      limiter.check(request),
+      limiter.check({ ...request, peek: true }),
+      limiter.check(request),
+      limiter.check({ ...request, peek: true }),
+    ]);
+    assert.deepEqual(
+      answers.map((d) => d.windows[0]?.remaining),
+      [7, 6, 6, 5, 5],
+    );
     now += 1;
   });
 

@@ -14,12 +14,20 @@ const MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url));
 
 function plansFile(): string {
   const file = join(temporaryDir('usage-plans-'), 'plans.json');
-  writeFileSync(file, JSON.stringify({
-    plans: { free: { minute: 5, day: 1000 }, pro: { minute: 300, day: 10000 }, business: { minute: 1000, day: 100000 }, enterprise: { minute: 5000, day: 2000000 } },
-    anonymous: { minute: 30, day: 1000 },
-    ban: { strikes: 3, strikeWindowSeconds: 60, banSeconds: 120 },
-    accounts: {},
-  }));
+  writeFileSync(
+    file,
+    JSON.stringify({
+      plans: {
+        free: { minute: 5, day: 1000 },
+        pro: { minute: 300, day: 10000 },
+        business: { minute: 1000, day: 100000 },
+        enterprise: { minute: 5000, day: 2000000 },
+      },
+      anonymous: { minute: 30, day: 1000 },
+      ban: { strikes: 3, strikeWindowSeconds: 60, banSeconds: 120 },
+      accounts: {},
+    }),
+  );
   return file;
 }
 
@@ -55,8 +63,10 @@ for (const store of ['memory', 'redis'] as const) {
       await redis?.close();
     });
 
-    const usage = (token: string, headers: Record<string, string> = {}) => fetch(`${gateway.url}/v1/usage`, { headers: { authorization: `Bearer ${token}`, ...headers } });
-    const echo = (token: string) => fetch(`${gateway.url}/v1/echo`, { headers: { authorization: `Bearer ${token}` } }).then(async (res) => (await res.arrayBuffer(), res.status));
+    const usage = (token: string, headers: Record<string, string> = {}) =>
+      fetch(`${gateway.url}/v1/usage`, { headers: { authorization: `Bearer ${token}`, ...headers } });
+    const echo = (token: string) =>
+      fetch(`${gateway.url}/v1/echo`, { headers: { authorization: `Bearer ${token}` } }).then(async (res) => (await res.arrayBuffer(), res.status));
 
     test("tells the plan, each window, no ban and the key's expiry; asking charges nothing", async () => {
       const { token } = await keyring.issue({ plan: 'free', sub: `usage-${store}`, ttlMs: 3_600_000 });
@@ -69,7 +79,10 @@ for (const store of ['memory', 'redis'] as const) {
         const body = (await res.json()) as Usage;
         assert.equal(body.plan, 'free');
         assert.deepEqual(Object.keys(body.windows), ['minute', 'day']);
-        assert.deepEqual([body.windows.minute?.limit, body.windows.minute?.remaining, body.windows.day?.limit, body.windows.day?.remaining], [5, 5, 1000, 1000]);
+        assert.deepEqual(
+          [body.windows.minute?.limit, body.windows.minute?.remaining, body.windows.day?.limit, body.windows.day?.remaining],
+          [5, 5, 1000, 1000],
+        );
         assert.equal(body.ban, null);
         assert.ok(body.keyExpiresAt !== null && Math.abs(body.keyExpiresAt - (started + 3600)) <= 2, String(body.keyExpiresAt));
       }
@@ -134,7 +147,11 @@ for (const store of ['memory', 'redis'] as const) {
 
 test("the gateway refuses to start when the backend's document already has /usage", () => {
   const doc = writeDocument({ ...PROXY_TEST_PATHS, '/usage': { get: { operationId: 'theirUsage' } } });
-  const run = spawnSync(process.execPath, ['--import', 'tsx', MAIN], { env: { PATH: process.env.PATH, AUTH: 'off', OPENAPI_FILE: doc, PORT: '0' }, encoding: 'utf8', timeout: 20_000 });
+  const run = spawnSync(process.execPath, ['--import', 'tsx', MAIN], {
+    env: { PATH: process.env.PATH, AUTH: 'off', OPENAPI_FILE: doc, PORT: '0' },
+    encoding: 'utf8',
+    timeout: 20_000,
+  });
   assert.equal(run.status, 2, run.stderr);
   assert.match(run.stderr, /already has the path \/usage, which the gateway answers itself/);
 });

@@ -51,7 +51,10 @@ export function createDocs(options: DocsOptions): AnswerDocs {
     let made: Asset | undefined;
     return () => (made ??= make());
   };
-  assets.set(options.documentPath, once(() => asset(Buffer.from(JSON.stringify(options.document, null, 2)), 'application/json', 'public, max-age=300')));
+  assets.set(
+    options.documentPath,
+    once(() => asset(Buffer.from(JSON.stringify(options.document, null, 2)), 'application/json', 'public, max-age=300')),
+  );
   assets.set(
     REFERENCE_PAGE_PATH,
     once(() =>
@@ -64,7 +67,10 @@ export function createDocs(options: DocsOptions): AnswerDocs {
     ),
   );
   // About a megabyte: read on the first request for it, not at start.
-  assets.set(RENDERER_PATH, once(() => asset(readFileSync(bundleFile), 'text/javascript; charset=utf-8', 'public, max-age=86400')));
+  assets.set(
+    RENDERER_PATH,
+    once(() => asset(readFileSync(bundleFile), 'text/javascript; charset=utf-8', 'public, max-age=86400')),
+  );
 
   return function answerDocs(method, path, ifNoneMatch) {
     const make = assets.get(path);

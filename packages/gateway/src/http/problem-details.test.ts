@@ -17,7 +17,8 @@ test("429 and 503 use the rate-limit draft's problem types; the rest are about:b
   const types = Object.fromEntries((Object.keys(ERRORS) as ErrorCode[]).map((code) => [code, problemDetails(code).type]));
   assert.equal(types.rate_limited, 'https://iana.org/assignments/http-problem-types#quota-exceeded');
   assert.equal(types.key_banned, 'https://iana.org/assignments/http-problem-types#abnormal-usage-detected');
-  for (const code of ['rate_limit_unavailable', 'auth_unavailable', 'not_ready']) assert.equal(types[code], 'https://iana.org/assignments/http-problem-types#temporary-reduced-capacity', code);
+  for (const code of ['rate_limit_unavailable', 'auth_unavailable', 'not_ready'])
+    assert.equal(types[code], 'https://iana.org/assignments/http-problem-types#temporary-reduced-capacity', code);
   assert.deepEqual(problemDetails('unauthorized'), {
     type: 'about:blank',
     title: 'Unauthorized',

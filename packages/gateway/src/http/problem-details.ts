@@ -28,7 +28,13 @@ export interface ProblemDetails {
 export function problemDetails(code: ErrorCode, message?: string, violatedPolicies?: readonly string[]): ProblemDetails {
   const { status } = ERRORS[code];
   const known =
-    code === 'rate_limited' ? PROBLEM_TYPES.quotaExceeded : code === 'key_banned' ? PROBLEM_TYPES.abnormalUsageDetected : status === 503 ? PROBLEM_TYPES.temporaryReducedCapacity : undefined;
+    code === 'rate_limited'
+      ? PROBLEM_TYPES.quotaExceeded
+      : code === 'key_banned'
+        ? PROBLEM_TYPES.abnormalUsageDetected
+        : status === 503
+          ? PROBLEM_TYPES.temporaryReducedCapacity
+          : undefined;
   const problem: ProblemDetails = {
     type: known?.type ?? 'about:blank',
     title: known?.title ?? STATUS_CODES[status] ?? 'Error',
@@ -36,13 +42,17 @@ export function problemDetails(code: ErrorCode, message?: string, violatedPolici
     detail: message ?? ERRORS[code].message,
     code,
   };
-  return code === 'rate_limited' && violatedPolicies !== undefined && violatedPolicies.length > 0 ? { ...problem, 'violated-policies': violatedPolicies } : problem;
+  return code === 'rate_limited' && violatedPolicies !== undefined && violatedPolicies.length > 0
+    ? { ...problem, 'violated-policies': violatedPolicies }
+    : problem;
 }
 
 /** The names of the windows a `RateLimit` field value shows as exhausted (`r=0`). */
 export function exhaustedPolicies(rateLimit: string | undefined): string[] {
   if (rateLimit === undefined) return [];
-  return [...rateLimit.matchAll(/"([^"\\]*)"((?:;[a-z*][a-z0-9_.*-]*=[^;,]*)*)/g)].filter((item) => /;r=0(?:;|$)/.test(item[2] ?? '')).map((item) => item[1] as string);
+  return [...rateLimit.matchAll(/"([^"\\]*)"((?:;[a-z*][a-z0-9_.*-]*=[^;,]*)*)/g)]
+    .filter((item) => /;r=0(?:;|$)/.test(item[2] ?? ''))
+    .map((item) => item[1] as string);
 }
 
 /**

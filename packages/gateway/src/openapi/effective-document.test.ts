@@ -41,7 +41,10 @@ function assertRefsResolve(doc: Json): void {
     if (node === null || typeof node !== 'object') return;
     for (const [key, value] of Object.entries(node)) {
       if (key === '$ref' && typeof value === 'string' && value.startsWith('#/')) {
-        const target = value.slice(2).split('/').reduce<unknown>((obj, part) => (obj as Json | undefined)?.[part.replace(/~1/g, '/').replace(/~0/g, '~')], doc);
+        const target = value
+          .slice(2)
+          .split('/')
+          .reduce<unknown>((obj, part) => (obj as Json | undefined)?.[part.replace(/~1/g, '/').replace(/~0/g, '~')], doc);
         assert.notEqual(target, undefined, `${at}: ${value} does not resolve`);
       } else walk(value, `${at}/${key}`);
     }
@@ -50,7 +53,9 @@ function assertRefsResolve(doc: Json): void {
 }
 
 const operationsOf = (doc: Json) =>
-  Object.entries(doc.paths as Json).flatMap(([path, item]) => METHODS.filter((m) => (item as Json)[m] !== undefined).map((m) => ({ path, method: m, op: (item as Json)[m] as Json })));
+  Object.entries(doc.paths as Json).flatMap(([path, item]) =>
+    METHODS.filter((m) => (item as Json)[m] !== undefined).map((m) => ({ path, method: m, op: (item as Json)[m] as Json })),
+  );
 
 /** A response object of `doc`, following one $ref. */
 function resolved(doc: Json, response: Json): Json {
@@ -80,7 +85,8 @@ test('every operation has the answers the gateway makes, with their headers; get
     for (const status of made) assert.ok(op.responses[status], `${method} ${path} ${status}`);
     for (const [status, response] of Object.entries(op.responses as Json)) {
       const headers = Object.keys(resolved(doc, response as Json).headers ?? {});
-      for (const name of ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'RateLimit-Policy', 'RateLimit']) assert.ok(headers.includes(name), `${op.operationId} ${status} ${name}`);
+      for (const name of ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'RateLimit-Policy', 'RateLimit'])
+        assert.ok(headers.includes(name), `${op.operationId} ${status} ${name}`);
       if (status === '429' || status === '503') assert.ok(headers.includes('Retry-After'), `${op.operationId} ${status} Retry-After`);
       if (op.operationId === 'getPet') for (const name of ['Deprecation', 'Sunset', 'Link']) assert.ok(headers.includes(name), `getPet ${status} ${name}`);
       else assert.ok(!headers.includes('Deprecation'), `${op.operationId} ${status} is not deprecated`);
@@ -133,7 +139,16 @@ test("a bare backend document gets the gateway's whole contract and is still val
   assertRefsResolve(doc);
   assert.ok(doc.paths['/things'].get.responses['401']);
   assert.equal(doc.paths['/open'].get.responses['401'], undefined, 'no 401 where no key is needed');
-  assert.deepEqual(Object.keys(doc.paths['/old'].get.responses['200'].headers), ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'RateLimit-Policy', 'RateLimit', 'Deprecation', 'Sunset', 'Link']);
+  assert.deepEqual(Object.keys(doc.paths['/old'].get.responses['200'].headers), [
+    'X-RateLimit-Limit',
+    'X-RateLimit-Remaining',
+    'X-RateLimit-Reset',
+    'RateLimit-Policy',
+    'RateLimit',
+    'Deprecation',
+    'Sunset',
+    'Link',
+  ]);
   assert.equal(doc.paths['/old'].get.externalDocs.url, 'https://example.test/migrate');
   assert.ok(doc.components.securitySchemes.bearerAuth, 'the usage operation names the bearer scheme');
 });
@@ -146,6 +161,9 @@ test('a backend document that already has /usage, /openapi.json or a schema the 
   ] as const) {
     const doc = core();
     change(doc);
-    assert.throws(() => buildEffectiveDocument(doc, OPTIONS), (error: Error) => error instanceof DocumentConflictError && message.test(error.message));
+    assert.throws(
+      () => buildEffectiveDocument(doc, OPTIONS),
+      (error: Error) => error instanceof DocumentConflictError && message.test(error.message),
+    );
   }
 });

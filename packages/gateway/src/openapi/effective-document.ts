@@ -42,7 +42,8 @@ export function buildEffectiveDocument(backend: Json, options: EffectiveDocument
   const doc = structuredClone(backend) as Json & { paths?: Record<string, Json>; components?: Record<string, Record<string, Json>> };
   const paths = (doc.paths ??= {});
   for (const path of [USAGE_PATH, DOCUMENT_PATH]) {
-    if (path in paths) throw new DocumentConflictError(`the backend's document already has the path ${path}, which the gateway answers itself: remove it or serve it elsewhere`);
+    if (path in paths)
+      throw new DocumentConflictError(`the backend's document already has the path ${path}, which the gateway answers itself: remove it or serve it elsewhere`);
   }
   const components = (doc.components ??= {});
   const section = (name: string): Record<string, Json> => (components[name] ??= {});
@@ -75,7 +76,7 @@ export function buildEffectiveDocument(backend: Json, options: EffectiveDocument
 }
 
 const GATEWAY_NOTE =
-  'This is the document the gateway serves: the backend\'s operations, plus `GET /usage`, the answers the gateway makes itself (401, 413, 429, 502, 503, 504, with `application/problem+json` on request) and the headers it adds to every answer.';
+  "This is the document the gateway serves: the backend's operations, plus `GET /usage`, the answers the gateway makes itself (401, 413, 429, 502, 503, 504, with `application/problem+json` on request) and the headers it adds to every answer.";
 
 function extendOperation(operation: Json, doc: Json, responses: Record<string, Json>, options: EffectiveDocumentOptions): void {
   const answers = (operation.responses ??= {}) as Record<string, Json>;

@@ -72,7 +72,10 @@ export const SCHEMAS: Record<string, Json> = {
       },
       ban: {
         description: 'The ban of the key, while it is banned; `null` otherwise.',
-        oneOf: [{ type: 'null' }, { type: 'object', properties: { until: { type: 'integer', description: 'Unix time (seconds) at which the ban ends.' } }, required: ['until'] }],
+        oneOf: [
+          { type: 'null' },
+          { type: 'object', properties: { until: { type: 'integer', description: 'Unix time (seconds) at which the ban ends.' } }, required: ['until'] },
+        ],
       },
       keyExpiresAt: { type: ['integer', 'null'], description: 'Unix time (seconds) at which the key expires; `null` when it does not.' },
     },
@@ -86,7 +89,8 @@ export const GATEWAY_RESPONSES: Record<string, { readonly name: string; readonly
   '413': { name: 'PayloadTooLarge', description: 'The request body is larger than the limit (`payload_too_large`); the connection is closed.', headers: [] },
   '429': {
     name: 'TooManyRequests',
-    description: 'Rate limit exceeded (`rate_limited`), or the key is temporarily banned (`key_banned`). Retry after `Retry-After` seconds; a banned key that keeps sending stays banned.',
+    description:
+      'Rate limit exceeded (`rate_limited`), or the key is temporarily banned (`key_banned`). Retry after `Retry-After` seconds; a banned key that keeps sending stays banned.',
     headers: ['Retry-After'],
   },
   '502': { name: 'BadGateway', description: 'The backend could not be reached or answered invalidly (`bad_gateway`).', headers: [] },

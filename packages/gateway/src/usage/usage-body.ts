@@ -20,7 +20,10 @@ export function usageBody(identity: Identity, decision: RateDecision | undefined
   return {
     plan: identity.plan,
     windows: Object.fromEntries(
-      (decision?.windows ?? []).map((window) => [window.name, { limit: window.limit, remaining: window.remaining, resetAt: epochSeconds(Math.max(window.resetAt, decision?.now ?? 0)) }]),
+      (decision?.windows ?? []).map((window) => [
+        window.name,
+        { limit: window.limit, remaining: window.remaining, resetAt: epochSeconds(Math.max(window.resetAt, decision?.now ?? 0)) },
+      ]),
     ),
     ban: decision?.banned === true && decision.retryAt !== undefined ? { until: epochSeconds(decision.retryAt) } : null,
     keyExpiresAt: identity.expiresAt === undefined ? null : Math.floor(identity.expiresAt / 1000),
