@@ -111,7 +111,7 @@ local function decide(r, index)
   if revoked[index] then return padded(3, n) end
   if keyIndex == 0 then return padded(1, n) end
   local key = KEYS[keyIndex]
-  local state = load(key)
+  local state = load(key, policy)
 
   for k = 1, n do
     local win = wins[k]
