@@ -89,7 +89,7 @@ export function buildGateway(config: GatewayConfig, deps: BuildDeps): BuiltGatew
     redis:
       redis === undefined || config.redis === undefined
         ? undefined
-        : { client: redis, prefix: config.redis.prefix, batchWindowMs: config.redis.batchWindowMs, revocations },
+        : { client: redis, prefix: config.redis.prefix, batchWindowMs: config.redis.batchWindowMs, commandTimeoutMs: config.redis.commandTimeoutMs, revocations },
     now,
     ...(deps.redisNow === undefined ? {} : { redisNow: deps.redisNow }),
     onDegraded: degraded('rate limits degraded: Redis did not answer in time', { policy: limitsOn ? config.rateLimits.onRedisFailure : 'off' }),

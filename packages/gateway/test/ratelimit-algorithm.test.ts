@@ -151,7 +151,7 @@ describe('the Redis script gives the in-process answers', { skip: redisSkipReaso
     }
   });
 
-  test('a key left in the layout of an older release (a hash) is read as empty and replaced, not an error', async () => {
+  test('a key left in the layout of an older release (a hash) is converted and replaced, not an error', async () => {
     const admin = new Redis(redis.url);
     try {
       await admin.hset('old:{legacy}:rl', 'mt', '3', 'mf', '180000000', 'ml', '180000000');

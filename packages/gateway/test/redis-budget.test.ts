@@ -102,3 +102,47 @@ describe('a busy gateway is not a failing Redis: with the closed policy, no 503 
     }
   });
 });
+
+describe('a rate-limit call that Redis runs after its budget charges nothing', { skip: redisSkipReason() }, () => {
+  let redis: RedisServer;
+  let admin: Redis;
+  let upstream: RecordingUpstream;
+  let gateway: RunningGateway;
+  let keyring: Awaited<ReturnType<typeof createTestKeyring>>;
+
+  before(async () => {
+    redis = await startRedis();
+    admin = new Redis(redis.url);
+    upstream = await startRecordingUpstream();
+    keyring = await createTestKeyring();
+    gateway = await startGateway({
+      UPSTREAM_URL: upstream.url,
+      OPENAPI_FILE: writeDocument(PROXY_TEST_PATHS),
+      JWKS_FILE: keyring.files.jwks,
+      REDIS_URL: redis.url,
+      RATE_LIMITS: 'on',
+      RATE_LIMIT_ON_REDIS_FAILURE: 'closed',
+    });
+    await waitUntilReady(gateway.url);
+  });
+  after(async () => {
+    await gateway?.close();
+    await upstream?.close();
+    admin?.disconnect();
+    await redis?.close();
+  });
+
+  test('20 requests refused with 503 during a CLIENT PAUSE are not charged when Redis runs their call afterwards', async () => {
+    const { token } = await keyring.issue({ plan: 'free', sub: 'paused-account' });
+    const call = () => fetch(`${gateway.url}/v1/echo`, { headers: { authorization: `Bearer ${token}` } });
+    // One answer first: the limiter learns Redis's clock from it.
+    assert.equal((await call()).headers.get('x-ratelimit-remaining'), '59');
+    await admin.call('CLIENT', 'PAUSE', '600', 'WRITE');
+    const statuses = await Promise.all(Array.from({ length: 20 }, () => call().then(async (res) => (await res.arrayBuffer(), res.status))));
+    assert.deepEqual(new Set(statuses), new Set([503]));
+    await new Promise((resolve) => setTimeout(resolve, 900)); // the pause is over, Redis ran what it held
+    const after = await call();
+    assert.equal(after.status, 200);
+    assert.equal(after.headers.get('x-ratelimit-remaining'), '58', 'only the two answered requests were charged');
+  });
+});

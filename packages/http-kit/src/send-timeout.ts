@@ -5,16 +5,23 @@ import type { Socket } from 'node:net';
 export const DEFAULT_SEND_TIMEOUT_MS = 30_000;
 
 /**
- * Bounds the time a connection may sit with nothing read from it nor written to it: a client
- * that stops reading an answer (a large one, or many pipelined) holds a descriptor of ours only
- * about `ms` past the last byte it took. Node's own timeouts do not cover it: `headersTimeout`
- * and `requestTimeout` end once the request is read, and `keepAliveTimeout` starts only once the
- * answer is written, which it never is. A write that is still making progress keeps the socket:
- * Node then skips one expiry of the socket's timer (its write queue changed since it was armed),
- * so the timer is armed for half of `ms`, and a client that took its last byte just before that
- * skip is cut between `ms / 2` and `ms` later. While the service is still working on the answer (nothing
- * of it sent yet: a slow upstream has its own timeout), the socket is kept too; once the answer
- * has started, or when no request is in flight, it is destroyed.
+ * Bounds the time a client that stops reading can hold a connection: once bytes of an answer
+ * wait in the socket's write queue because the client does not take them (a large answer, or
+ * many pipelined ones), the socket is destroyed about `ms` after the client took its last byte.
+ * Node's own timeouts do not cover it: `headersTimeout` and `requestTimeout` end once the request
+ * is read, and `keepAliveTimeout` starts only once the answer is written, which it never is.
+ *
+ * The socket's timer is armed for half of `ms`. A write that is still making progress keeps the
+ * socket: Node then skips an expiry (the write queue changed since the last one), so a client
+ * that took its last byte just before such a skip is cut between `ms / 2` and `ms` later. A
+ * client on a slow link that keeps reading is never cut.
+ *
+ * Silence on our side is not bounded by it: while a request is in flight and nothing of ours is
+ * queued for the client (the service is still working on the answer, or an answer already
+ * started, such as a stream, SSE or a long poll, waits for more from its source), the timer is
+ * armed again, however long that lasts. A quiet upstream is its own timeout's business. When no
+ * request is in flight (an idle keep-alive connection, or one that never sent a request), the
+ * socket is destroyed at the expiry.
  *
  * With this listener in place Node no longer destroys timed-out sockets by itself, idle
  * keep-alive ones included: this does it for all of them.
@@ -30,8 +37,11 @@ export function limitSendTime(server: Server, ms: number = DEFAULT_SEND_TIMEOUT_
   const half = Math.max(1, Math.round(ms / 2));
   server.setTimeout(half, (socket: Socket) => {
     const res = answering.get(socket);
-    // Working on it: the request is read and nothing is sent yet. Look again later.
-    if (res !== undefined && !res.headersSent && !res.destroyed) return void socket.setTimeout(half);
+    // An answer is under way and none of its bytes wait for the client: the client keeps up, the
+    // wait is for the service or its upstream (before the headers or within a streamed body).
+    if (res !== undefined && !res.destroyed && socket.writableLength === 0) return void socket.setTimeout(half);
+    // Our bytes wait and the client took none since the last expiry (Node skips an expiry while
+    // the write queue moves), or the connection is idle.
     socket.destroy();
   });
 }

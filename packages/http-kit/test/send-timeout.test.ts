@@ -15,6 +15,13 @@ describe('limitSendTime', () => {
   before(async () => {
     server = createServer({ keepAliveTimeout: 600 }, (req, res) => {
       if (req.url === '/slow') return void setTimeout(() => res.end('late'), 900); // working on it
+      if (req.url === '/pauses') {
+        // A stream whose source goes quiet for longer than the send timeout, twice (SSE, a long poll).
+        res.writeHead(200, { 'content-type': 'text/plain' });
+        res.write('first ');
+        setTimeout(() => res.write('second '), 1000);
+        return void setTimeout(() => res.end('last'), 2000);
+      }
       res.writeHead(200, { 'content-type': 'application/octet-stream' });
       // 64 MiB: more than any socket buffers hold, so the answer cannot finish unread.
       const chunk = Buffer.alloc(1024 * 1024);
@@ -69,6 +76,14 @@ describe('limitSendTime', () => {
   test('a request the server is still working on past the timeout gets its answer', async () => {
     const res = await fetch(`http://127.0.0.1:${port}/slow`);
     assert.equal(await res.text(), 'late');
+  });
+
+  test('a streamed answer whose source is silent for longer than the timeout reaches a reading client whole', async () => {
+    const started = performance.now();
+    const res = await fetch(`http://127.0.0.1:${port}/pauses`);
+    assert.equal(res.status, 200);
+    assert.equal(await res.text(), 'first second last');
+    assert.ok(performance.now() - started >= 1900, 'the pauses were there');
   });
 
   test('an idle keep-alive socket is still closed at the keep-alive timeout (Node leaves it to the timeout listener)', async () => {

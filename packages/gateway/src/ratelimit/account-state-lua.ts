@@ -9,9 +9,12 @@
  *   its keys' bans and strikes, flat: per key its id (`jti`), banned until (ms, 0 for none),
  *     strikes, when the strikes expire (ms);
  *   when the key's TTL ends (ms).
- * It expects the script's locals `now`, `call`, `pcall`, `encode`, `decode`, `type` and `ceil`,
- * and defines `load(key)`, `keep(key, state, policy)` (write it back, living as long as the
- * policy needs) and `saveTouched()` (write back what was kept, once each).
+ * A key in the layout of the release before (a hash, see `convertWindows` below) is converted the first
+ * time a call meets it, and written back as a string at the end of that call, whatever its
+ * requests decide: the decisions go on exactly as the older release would have made them.
+ * It expects the script's locals `now`, `call`, `pcall`, `encode`, `decode`, `type`, `sub` and
+ * `ceil`, and defines `load(key, policy)`, `keep(key, state, policy)` (write it back, living as
+ * long as the policy needs) and `saveTouched()` (write back what was kept, once each).
  */
 export const ACCOUNT_STATE_LUA = `
 -- Accounts met in this call: key -> {w = {letter -> window}, bans = {jti -> {until, strikes, strikesEnd}},
@@ -21,13 +24,82 @@ export const ACCOUNT_STATE_LUA = `
 -- or save an account).
 local states, touched = {}, {}
 
-local function load(key)
+-- Marks the account to be written back: its TTL outlives every bucket it may count (a window
+-- and a bucket of the longest window of the policies met), and its bans and strikes.
+local function keep(key, state, policy)
+  if state.ttl == 0 then touched[#touched + 1] = key end
+  if policy.longest > state.ttl then state.ttl = policy.longest end
+end
+
+-- The release before kept an account in a hash ('hash': its fields, from HGETALL, by name): per
+-- window letter p, 'pt' total, 'pf' first bucket, 'pl' last bucket, and 'p<slot>' the count of
+-- the bucket whose slot is bucket mod (buckets + 1); per key id, 'b:<jti>' banned until (ms),
+-- 's:<jti>' strikes, 'x:<jti>' when the strikes expire (ms). A slot is known only with the
+-- window's bucket count, so windows are converted per policy, each letter the first time a
+-- policy of the call has it (letters no policy of the call has are dropped).
+local function convertWindows(state, policy)
+  local hash, wins = state.hash, policy.wins
+  for k = 1, policy.n do
+    local p, buckets = wins[k][1], wins[k][4]
+    if state.w[p] == nil then
+      local first, last = tonumber(hash[p .. 'f']), tonumber(hash[p .. 'l']) or 0
+      local total, counts = 0, {}
+      -- The older release kept first..last within buckets + 1 while it counted requests; a hash
+      -- that does not is read as an empty window (only its last bucket kept, against a clock
+      -- stepping back), and the total is what the buckets hold.
+      if (tonumber(hash[p .. 't']) or 0) > 0 and first ~= nil and first <= last and last - first <= buckets then
+        for b = first, last do
+          local c = tonumber(hash[p .. string.format('%d', b % (buckets + 1))]) or 0
+          counts[b - first + 1] = c
+          total = total + c
+        end
+      end
+      if total > 0 then state.w[p] = { first, last, total, counts } else state.w[p] = { last + 1, last, 0, {} } end
+    end
+  end
+end
+
+-- Its keys' bans and strikes, once.
+local function convertBans(state)
+  local bans = state.bans
+  for field, value in pairs(state.hash) do
+    local kind = sub(field, 1, 2)
+    local at = (kind == 'b:' and 1) or (kind == 's:' and 2) or (kind == 'x:' and 3)
+    if at then
+      local id = sub(field, 3)
+      if bans[id] == nil then bans[id] = { 0, 0, 0 } end
+      bans[id][at] = tonumber(value) or 0
+    end
+  end
+end
+
+-- The account, read once a call; a request's policy converts the windows it has of a hash.
+local function load(key, policy)
   local state = states[key]
-  if state ~= nil then return state end
+  if state ~= nil then
+    if state.hash ~= nil then
+      convertWindows(state, policy)
+      keep(key, state, policy)
+    end
+    return state
+  end
   state = { w = {}, bans = {}, ttl = 0, expires = 0 }
   states[key] = state
-  -- pcall: a key of another type (the hash of an older release) reads as empty and is replaced.
+  -- pcall: a key of another type errs (WRONGTYPE); the hash of the release before is converted
+  -- (read whole, once: the SET at the end of the call replaces it), anything else reads as empty.
   local raw = pcall('GET', key)
+  if type(raw) == 'table' then
+    local fields = pcall('HGETALL', key)
+    if type(fields) == 'table' and fields.err == nil then
+      local hash = {}
+      for i = 1, #fields, 2 do hash[fields[i]] = fields[i + 1] end
+      state.hash = hash
+      convertBans(state)
+      convertWindows(state, policy)
+      keep(key, state, policy)
+    end
+    return state
+  end
   if type(raw) ~= 'string' then return state end
   local s = decode(raw)
   local wins, bans = s[1], s[2]
@@ -68,13 +140,6 @@ local function save(key, state)
     local ttl = ceil(state.ttl * 25 / 24)
     call('SET', key, encode({ wins, bans, now + ttl }), 'PX', ttl)
   end
-end
-
--- Marks the account to be written back: its TTL outlives every bucket it may count (a window
--- and a bucket of the longest window of the policies met), and its bans and strikes.
-local function keep(key, state, policy)
-  if state.ttl == 0 then touched[#touched + 1] = key end
-  if policy.longest > state.ttl then state.ttl = policy.longest end
 end
 
 -- Writes back every account a request changed, once, whatever number of its requests the call held.

@@ -47,3 +47,14 @@ test('an unseeded account gets the share of the plan', async () => {
   const limiter = createMemoryLimiter({ now: () => 1_800_000_000_000, share: 0.5 });
   assert.equal(await admitted(limiter, 'fresh', 40), 30);
 });
+
+test('seeding again with the same count adds nothing, and a larger count tops it up to its share', async () => {
+  const limiter = createMemoryLimiter({ now: () => 1_800_000_000_000, share: 0.5 });
+  const acme = { subject: 'again', keyId: undefined, policy: FREE };
+  limiter.seed(acme, new Map([['minute', 20]]));
+  limiter.seed(acme, new Map([['minute', 20]]));
+  assert.equal(await admitted(limiter, 'again', 5), 5, 'the share counts 10 of 30: 20 left');
+  // Its share of 40 is 20, and the window counts 15 (10 seeded, 5 admitted): 5 more are counted.
+  limiter.seed(acme, new Map([['minute', 40]]));
+  assert.equal(await admitted(limiter, 'again', 30), 10, '20 of 30 counted: 10 left');
+});

@@ -10,6 +10,20 @@ export interface RedisLimiterOptions {
   readonly batchWindowMs?: number;
   /** Requests at most in one script call. */
   readonly maxBatch?: number;
+  /**
+   * The command budget (ms): a call that Redis starts later than this after it was sent (on
+   * Redis's clock, learnt from earlier replies) decides nothing and charges nothing, since the
+   * gateway has answered its requests without it by then. Absent: no deadline.
+   */
+  readonly budgetMs?: number;
+}
+
+/** A script call that Redis started after its deadline: nothing was decided or charged. */
+export class LateDecisionError extends Error {
+  constructor() {
+    super('Redis started the rate-limit call after its budget: nothing was charged');
+    this.name = 'LateDecisionError';
+  }
 }
 
 /** Requests at most per script call: keeps one run of the script well under a millisecond. */
@@ -30,6 +44,11 @@ export function createRedisLimiter(redis: RedisClient, options: RedisLimiterOpti
   const names = redisKeyNames(options.prefix);
   const denyShard = redis.shardOf(names.revoked);
   const clock = () => (options.now === undefined ? '' : options.now());
+  const offset = createClockOffset();
+  const deadline = () => {
+    const known = offset.get();
+    return options.budgetMs === undefined || options.now !== undefined || known === undefined ? '' : Math.ceil(Date.now() + known + options.budgetMs);
+  };
 
   /** One script call for `requests`, all of one shard; `withDenyList`: the deny-list is there too. */
   async function decide(requests: readonly LimitRequest[], withDenyList: boolean): Promise<RateDecision[]> {
@@ -58,9 +77,11 @@ export function createRedisLimiter(redis: RedisClient, options: RedisLimiterOpti
       }
       requestArgs.push(index, request.keyId ?? '', withDenyList && request.checkRevoked === true ? '1' : '0', number, request.pendingStrikes ?? 0, request.peek === true ? '1' : '0');
     }
-    const args = [clock(), requests.length, withDenyList ? '1' : '0', policyIndex.size, ...policyArgs, ...requestArgs];
+    const args = [clock(), requests.length, withDenyList ? '1' : '0', policyIndex.size, deadline(), ...policyArgs, ...requestArgs];
     const reply = (await run(keys, args)) as number[];
     const now = reply[0] as number;
+    if (options.now === undefined) offset.observe(now - Date.now());
+    if (reply.length === 1) throw new LateDecisionError();
     const decisions: RateDecision[] = [];
     let at = 1;
     for (const { policy } of requests) {
@@ -120,6 +141,33 @@ function policyFields(policy: Policy): (string | number)[] {
   const fields: (string | number)[] = [ban?.strikes ?? 0, ban?.strikeWindowMs ?? 0, ban?.banMs ?? 0, policy.windows.length];
   for (const window of policy.windows) fields.push(window.name, window.limit, window.windowMs, window.buckets);
   return fields;
+}
+
+/**
+ * Redis's clock minus this process's. A reply carries Redis's TIME as the call ran; read late (a
+ * busy event loop), it makes the difference look smaller than it is, never larger: so the largest
+ * of the last 10 to 20 s is taken, which also follows a clock that moves.
+ */
+function createClockOffset() {
+  const EPOCH_MS = 10_000;
+  let epoch = 0;
+  let current: number | undefined;
+  let previous: number | undefined;
+  return {
+    observe(sample: number): void {
+      const at = Math.floor(Date.now() / EPOCH_MS);
+      if (at !== epoch) {
+        previous = at === epoch + 1 ? current : undefined;
+        current = undefined;
+        epoch = at;
+      }
+      if (current === undefined || sample > current) current = sample;
+    },
+    get(): number | undefined {
+      if (current === undefined) return previous;
+      return previous === undefined ? current : Math.max(current, previous);
+    },
+  };
 }
 
 /** A request's decision from the script's reply, its fields starting at `at`. */

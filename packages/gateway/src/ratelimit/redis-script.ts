@@ -11,7 +11,8 @@ import { ACCOUNT_STATE_LUA } from './account-state-lua.js';
  *   batch runs on Redis Cluster when all its accounts share a slot).
  * An account's key is one string: its whole state (see `account-state-lua.ts`).
  * ARGV: 1 now in ms, or '' for Redis TIME (one clock for every gateway instance, read once a call)
- *       2 the number of requests, 3 '1' when KEYS[1] is the deny-list, 4 the number of policies
+ *       2 the number of requests, 3 '1' when KEYS[1] is the deny-list, 4 the number of policies,
+ *       5 the deadline (ms, Redis's clock; '' for none): a call started after it returns {now} alone
  *       then per policy (4 + 4 × windows fields): strikes before a ban (0: no bans), strike window
  *         ms, ban ms, the number of windows, then per window: name, limit, window ms, buckets
  *       then per request (6 fields): the index in KEYS of its account's key (0: no limit, a
@@ -41,10 +42,14 @@ else
 end
 local requests = tonumber(ARGV[2])
 local denyList = ARGV[3] == '1'
+-- Started after the gateway stopped waiting (Redis stalled, or it ran calls held by a pause):
+-- decide nothing, charge nothing.
+local deadline = tonumber(ARGV[5])
+if deadline ~= nil and now > deadline then return { now } end
 
 -- Policies, read once a call. A window is {letter, limit, ms, buckets, width}.
 local policies = {}
-local a = 5
+local a = 6
 for i = 1, tonumber(ARGV[4]) do
   local n = tonumber(ARGV[a + 3])
   local wins, longest = {}, 0
@@ -109,7 +114,7 @@ local function decide(r, index)
   if revoked[index] then return padded(3, n) end
   if keyIndex == 0 then return padded(1, n) end
   local key = KEYS[keyIndex]
-  local state = load(key)
+  local state = load(key, policy)
 
   for k = 1, n do
     local win = wins[k]

@@ -11,7 +11,8 @@ export function redisKeyNames(prefix: string) {
     /** Channel on which each revocation is published (its `jti`), so copies learn it at once. */
     revokedChannel: `${prefix}:revoked`,
     /**
-     * HASH of one account's rate-limit counters, bans and strikes (expires when idle); the account
+     * One account's rate-limit counters, bans and strikes, one MessagePack string (expires when
+     * idle; older releases kept a hash, converted on first use); the account
      * (`sub`, or `ip:<address>` for anonymous clients) is its hash tag, so the script that uses it
      * runs on Redis Cluster.
      */

@@ -49,6 +49,9 @@ export interface RedisClientOptions {
   readonly cluster?: boolean;
 }
 
+/** The shortest wait for a reply before its connection is given up as stuck. */
+const STUCK_MIN_MS = 1000;
+
 /** Members asked for per SSCAN page: about 20 kB of ids, well under a millisecond of Redis. */
 const SCAN_PAGE = 1000;
 
@@ -60,9 +63,18 @@ const SCAN_PAGE = 1000;
  */
 export function createRedisClient(url: string, options: RedisClientOptions): RedisClient {
   const retry = (attempt: number) => Math.min(attempt * 100, 2000);
-  const redisOptions = { maxRetriesPerRequest: 1 };
-  const within = createCommandBudget(options.commandTimeoutMs);
+  // A command whose reply never came is not sent again after a reconnection: the gateway answered
+  // without it long ago, and a rate-limit call replayed then would charge for nothing.
+  const redisOptions = { maxRetriesPerRequest: 1, autoResendUnfulfilledCommands: false };
   let redis: Redis | Cluster;
+  // A reply 20 budgets late (at least 1 s): the connection is dropped and made again, and the
+  // commands waiting in it fail (none is sent again, see above).
+  const within = createCommandBudget(options.commandTimeoutMs, {
+    afterMs: Math.max(STUCK_MIN_MS, options.commandTimeoutMs * 20),
+    onStuck: () => {
+      if (redis.status === 'ready') redis.disconnect(true);
+    },
+  });
   if (options.cluster === true) {
     // A Cluster takes nodes, not a URL: what the URL says of the connection (user, password,
     // TLS) must be given to every node the seed leads to.

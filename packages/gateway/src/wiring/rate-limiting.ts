@@ -14,6 +14,8 @@ export interface RateLimitingDeps {
         readonly client: RedisClient;
         readonly prefix: string;
         readonly batchWindowMs?: number;
+        /** The command budget: a call Redis starts later than this charges nothing. */
+        readonly commandTimeoutMs?: number;
         /** The Redis deny-list: given, the limiter checks revocations in the limit's round trip. */
         readonly revocations?: RedisRevocations | undefined;
       }
@@ -35,6 +37,7 @@ export function createRateLimitingFromConfig(config: GatewayConfig['rateLimits']
   const shared = createRedisLimiter(deps.redis.client, {
     prefix: deps.redis.prefix,
     batchWindowMs: deps.redis.batchWindowMs ?? 0,
+    ...(deps.redis.commandTimeoutMs === undefined ? {} : { budgetMs: deps.redis.commandTimeoutMs }),
     ...(deps.redisNow === undefined ? {} : { now: deps.redisNow }),
   });
   const limiter = createSharedLimiter({

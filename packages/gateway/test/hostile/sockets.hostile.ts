@@ -34,6 +34,11 @@ interface Attack {
   readonly because: string;
   /** Settings other than the defaults (a shorter SEND_TIMEOUT_MS keeps the suite short). */
   readonly env?: Record<string, string>;
+  /**
+   * The gateway lets go of each connection soon after answering it, possibly before the last
+   * ones are in place: it need not be seen holding all of them at once, only most.
+   */
+  readonly letsGoEarly?: boolean;
 }
 
 /** A connection whose client never closes its side (our FIN gets no FIN back) and, once `reading` says so, stops reading. */
@@ -78,6 +83,7 @@ const ATTACKS: Attack[] = [
       }),
     boundMs: 5_000 + 4_000,
     because: 'KEEP_ALIVE_TIMEOUT_MS (5 s)',
+    letsGoEarly: true,
   },
   {
     name: 'Connection: close answered, never read, never closed (FIN-WAIT-2 on our side)',
@@ -91,6 +97,7 @@ const ATTACKS: Attack[] = [
       }),
     boundMs: 15_000,
     because: 'the answer fits the socket buffers: the gateway closes once it is written (1 s alone; the other cases share the CPU)',
+    letsGoEarly: true,
   },
   {
     name: 'a 4 MiB answer never read, the connection kept open',
@@ -147,9 +154,20 @@ describe('hostile sockets: the gateway lets go of each within its bound', { conc
         await Promise.all(Array.from({ length: attack.connections }, () => attack.open(gateway.port, sockets)));
         const held = gateway.clientSockets() - ours;
         const heldOverall = gateway.descriptors() - baseline;
-        const tookMs = await eventually(gateway.clientSockets, (count) => count <= ours, attack.boundMs, (count) => `the gateway still holds ${count - ours} of the ${attack.connections} client connections ${attack.boundMs / 1000} s after the attack`);
+        // The most client sockets seen at once, while waiting for them to go: the gateway may
+        // accept the last ones a little after the clients are in place.
+        let peak = held;
+        const clientSockets = () => {
+          const count = gateway.clientSockets();
+          peak = Math.max(peak, count - ours);
+          return count;
+        };
+        const tookMs = await eventually(clientSockets, (count) => count <= ours, attack.boundMs, (count) => `the gateway still holds ${count - ours} of the ${attack.connections} client connections ${attack.boundMs / 1000} s after the attack`);
         const after = gateway.descriptors() - baseline;
-        console.log(`# ${attack.name}: ${held} client sockets held during the attack, none after ${(tookMs / 1000).toFixed(1)} s; descriptors overall: baseline ${baseline}, +${heldOverall} during, +${after} after (the upstream pool)`);
+        console.log(`# ${attack.name}: ${held} client sockets held once the attack was in place (${peak} at most), none after ${(tookMs / 1000).toFixed(1)} s; descriptors overall: baseline ${baseline}, +${heldOverall} during, +${after} after (the upstream pool)`);
+        // The attack did reach the gateway: otherwise "back to none" would prove nothing.
+        if (attack.letsGoEarly === true) assert.ok(peak >= attack.connections / 2, `the gateway held at most ${peak} of the ${attack.connections} client connections at once`);
+        else assert.equal(peak, attack.connections, `the gateway held at most ${peak} of the ${attack.connections} client connections at once`);
         assert.ok(after <= UPSTREAM_POOL, `${after} descriptors more than the baseline`);
         // It still serves a real client, and the attackers' sockets are closed on its side.
         assert.equal((await fetch(`${gateway.url}/v1/echo`)).status, 200);

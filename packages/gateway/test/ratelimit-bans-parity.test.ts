@@ -1,0 +1,76 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { redisSkipReason, startRedis, type RedisServer } from '@animal-store/testkit';
+import { createMemoryLimiter } from '../src/ratelimit/memory-limiter.js';
+import type { Limiter, Policy, RateDecision } from '../src/ratelimit/policy.js';
+import { createRedisLimiter } from '../src/ratelimit/redis-limiter.js';
+import { createRedisClient, type RedisClient } from '../src/redis/index.js';
+import { seededRandom } from './seeded-random.js';
+
+/** Small windows and a quick ban, so random walks collect strikes, get banned and come back. */
+const BANNING: Policy = {
+  name: 'test',
+  windows: [
+    { name: 'minute', limit: 7, windowMs: 10_000, buckets: 10 },
+    { name: 'day', limit: 30, windowMs: 100_000, buckets: 10 },
+  ],
+  ban: { strikes: 3, strikeWindowMs: 5_000, banMs: 8_000 },
+};
+
+/** Increasing times, each with one of two keys of one account. */
+function timeline(seed: number, count: number): { at: number; keyId: string }[] {
+  const next = seededRandom(seed);
+  const requests: { at: number; keyId: string }[] = [];
+  let at = 1_800_000_000_000 + Math.floor(next() * 100_000);
+  for (let i = 0; i < count; i++) {
+    const r = next();
+    at += r < 0.6 ? Math.floor(next() * 300) : r < 0.9 ? Math.floor(next() * 3_000) : Math.floor(next() * 30_000);
+    requests.push({ at, keyId: next() < 0.7 ? 'k1' : 'k2' });
+  }
+  return requests;
+}
+
+async function replay(limiter: Limiter, setNow: (at: number) => void, requests: readonly { at: number; keyId: string }[]): Promise<RateDecision[]> {
+  const decisions: RateDecision[] = [];
+  for (const { at, keyId } of requests) {
+    setNow(at);
+    decisions.push(await limiter.check({ subject: 'acct', keyId, policy: BANNING }));
+  }
+  return decisions;
+}
+
+describe('bans and strikes: the Redis script gives the in-process answers', { skip: redisSkipReason() }, () => {
+  let redis: RedisServer;
+  let client: RedisClient;
+  before(async () => {
+    redis = await startRedis();
+    client = createRedisClient(redis.url, { commandTimeoutMs: 1000 });
+    while (!(await client.ping().then(() => true, () => false))) await new Promise((resolve) => setTimeout(resolve, 20));
+  });
+  after(async () => {
+    await client?.close();
+    await redis?.close();
+  });
+
+  test('property: identical decisions, bans and retry times on random timelines of two keys of one account', async () => {
+    let banned = 0;
+    for (let seed = 1; seed <= 10; seed++) {
+      const requests = timeline(seed, 250);
+      let now = 0;
+      const inProcess = await replay(createMemoryLimiter({ now: () => now }), (at) => (now = at), requests);
+      let redisNow = 0;
+      const shared = await replay(createRedisLimiter(client, { prefix: `bans${seed}`, now: () => redisNow }), (at) => (redisNow = at), requests);
+      for (let i = 0; i < requests.length; i++) {
+        const a = inProcess[i] as RateDecision;
+        const b = shared[i] as RateDecision;
+        assert.deepEqual(
+          { allowed: b.allowed, banned: b.banned, retryAt: b.retryAt, windows: b.windows },
+          { allowed: a.allowed, banned: a.banned, retryAt: a.retryAt, windows: a.windows },
+          `seed ${seed}, request ${i} (${requests[i]?.keyId} at ${requests[i]?.at})`,
+        );
+        if (a.banned) banned += 1;
+      }
+    }
+    assert.ok(banned > 0, 'the timelines reach bans');
+  });
+});
