@@ -1,4 +1,5 @@
 import { ACCOUNT_STATE_LUA } from './account-state-lua.js';
+import { CALL_HEADER_LUA } from './call-header-lua.js';
 
 /**
  * Rate-limit decisions for a batch of requests, in one round trip: for each request in arrival
@@ -33,53 +34,7 @@ local ARGV, KEYS, call, pcall = ARGV, KEYS, redis.call, redis.pcall
 local tonumber, floor, ceil, sub, type, remove = tonumber, math.floor, math.ceil, string.sub, type, table.remove
 local encode, decode = cmsgpack.pack, cmsgpack.unpack
 
-local now
-if ARGV[1] ~= '' then
-  now = tonumber(ARGV[1])
-else
-  local t = call('TIME')
-  now = tonumber(t[1]) * 1000 + floor(tonumber(t[2]) / 1000)
-end
-local requests = tonumber(ARGV[2])
-local denyList = ARGV[3] == '1'
--- Started after the gateway stopped waiting (Redis stalled, or it ran calls held by a pause):
--- decide nothing, charge nothing.
-local deadline = tonumber(ARGV[5])
-if deadline ~= nil and now > deadline then return { now } end
-
--- Policies, read once a call. A window is {letter, limit, ms, buckets, width}.
-local policies = {}
-local a = 6
-for i = 1, tonumber(ARGV[4]) do
-  local n = tonumber(ARGV[a + 3])
-  local wins, longest = {}, 0
-  for k = 1, n do
-    local b = a + 4 + (k - 1) * 4
-    local ms, buckets = tonumber(ARGV[b + 2]), tonumber(ARGV[b + 3])
-    local width = ms / buckets
-    wins[k] = { sub(ARGV[b], 1, 1), tonumber(ARGV[b + 1]), ms, buckets, width }
-    if ms + width > longest then longest = ms + width end
-  end
-  policies[i] = { wins = wins, n = n, strikes = tonumber(ARGV[a]), strikeMs = tonumber(ARGV[a + 1]), banMs = tonumber(ARGV[a + 2]), longest = longest }
-  a = a + 4 + n * 4
-end
-local first = a -- the first request's fields
-
--- The deny-list, once for the whole call.
-local revoked = {}
-if denyList then
-  local asked, at = {}, {}
-  local r = first
-  for i = 1, requests do
-    if ARGV[r + 2] == '1' then asked[#asked + 1] = ARGV[r + 1] at[#asked] = i end
-    r = r + 6
-  end
-  if #asked > 0 then
-    local found = call('SMISMEMBER', KEYS[1], unpack(asked))
-    for j = 1, #asked do if found[j] == 1 then revoked[at[j]] = true end end
-  end
-end
-
+${CALL_HEADER_LUA}
 ${ACCOUNT_STATE_LUA}
 local out = { now }
 

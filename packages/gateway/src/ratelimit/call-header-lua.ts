@@ -1,0 +1,58 @@
+/**
+ * The part of the rate-limit script (`redis-script.ts`) that reads what a call holds as a whole,
+ * before any request is decided: the clock (Redis TIME, or the tests' ARGV 1), the deadline (a
+ * call started after it returns `{now}` alone, having read and charged nothing), the policies
+ * (once a call, however many requests share one), and the deny-list, asked once (SMISMEMBER)
+ * for every request of the call that checks its key's revocation. ARGV is as `redis-script.ts`
+ * describes it. It expects the script's locals `ARGV`, `KEYS`, `call`, `tonumber`, `floor` and
+ * `sub`, and defines `now`, `requests`, `policies` (a window is {letter, limit, ms, buckets,
+ * width}), `first` (the offset of the first request's fields) and `revoked` (by request number).
+ */
+export const CALL_HEADER_LUA = `
+local now
+if ARGV[1] ~= '' then
+  now = tonumber(ARGV[1])
+else
+  local t = call('TIME')
+  now = tonumber(t[1]) * 1000 + floor(tonumber(t[2]) / 1000)
+end
+local requests = tonumber(ARGV[2])
+local denyList = ARGV[3] == '1'
+-- Started after the gateway stopped waiting (Redis stalled, or it ran calls held by a pause):
+-- decide nothing, charge nothing.
+local deadline = tonumber(ARGV[5])
+if deadline ~= nil and now > deadline then return { now } end
+
+-- Policies, read once a call. A window is {letter, limit, ms, buckets, width}.
+local policies = {}
+local a = 6
+for i = 1, tonumber(ARGV[4]) do
+  local n = tonumber(ARGV[a + 3])
+  local wins, longest = {}, 0
+  for k = 1, n do
+    local b = a + 4 + (k - 1) * 4
+    local ms, buckets = tonumber(ARGV[b + 2]), tonumber(ARGV[b + 3])
+    local width = ms / buckets
+    wins[k] = { sub(ARGV[b], 1, 1), tonumber(ARGV[b + 1]), ms, buckets, width }
+    if ms + width > longest then longest = ms + width end
+  end
+  policies[i] = { wins = wins, n = n, strikes = tonumber(ARGV[a]), strikeMs = tonumber(ARGV[a + 1]), banMs = tonumber(ARGV[a + 2]), longest = longest }
+  a = a + 4 + n * 4
+end
+local first = a -- the first request's fields
+
+-- The deny-list, once for the whole call.
+local revoked = {}
+if denyList then
+  local asked, at = {}, {}
+  local r = first
+  for i = 1, requests do
+    if ARGV[r + 2] == '1' then asked[#asked + 1] = ARGV[r + 1] at[#asked] = i end
+    r = r + 6
+  end
+  if #asked > 0 then
+    local found = call('SMISMEMBER', KEYS[1], unpack(asked))
+    for j = 1, #asked do if found[j] == 1 then revoked[at[j]] = true end end
+  end
+end
+`;
