@@ -22,17 +22,36 @@ const { privateJwk, publicJwk } = await generateSigningKey();
 writeFileSync(join(dir, 'jwks.json'), JSON.stringify({ keys: [publicJwk] }));
 const high = { minute: 1e9, day: 1e9 };
 writeFileSync(join(dir, 'plans.json'), JSON.stringify({ plans: { free: high, pro: high, business: high, enterprise: high }, anonymous: high, accounts: {} }));
-const key = await signApiKey(privateJwk, { issuer: 'animal-store', audience: 'animal-store-production', subject: 'ab', keyId: 'ab', plan: 'business', issuedAt: Date.now() });
+const key = await signApiKey(privateJwk, {
+  issuer: 'animal-store',
+  audience: 'animal-store-production',
+  subject: 'ab',
+  keyId: 'ab',
+  plan: 'business',
+  issuedAt: Date.now(),
+});
 const core = await startService('core', 'core', { LOG_LEVEL: 'info' });
-const env = { UPSTREAM_URL: core.url, LOG_LEVEL: 'info', JWKS_FILE: join(dir, 'jwks.json'), RATE_LIMITS: 'on', PLANS_FILE: join(dir, 'plans.json'), REDIS_URL: redis.url };
+const env = {
+  UPSTREAM_URL: core.url,
+  LOG_LEVEL: 'info',
+  JWKS_FILE: join(dir, 'jwks.json'),
+  RATE_LIMITS: 'on',
+  PLANS_FILE: join(dir, 'plans.json'),
+  REDIS_URL: redis.url,
+};
 const off = await startService('gateway (metrics and tracing off)', 'gateway', env);
 const observed = await startObservedGateways(env);
 try {
   for (let i = 0; i < 20; i++) {
-    await fetch(`${core.url}/v1/pets`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: `pet-${i}`, categoryId: 1 + (i % 4), status: 'available' }) });
+    await fetch(`${core.url}/v1/pets`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ name: `pet-${i}`, categoryId: 1 + (i % 4), status: 'available' }),
+    });
   }
   const headers = { authorization: `Bearer ${key}` };
-  const load = (url: string, duration = settings.durationSeconds) => runLoad({ url: `${url}/v1/pets`, settings: { ...settings, durationSeconds: duration }, headers });
+  const load = (url: string, duration = settings.durationSeconds) =>
+    runLoad({ url: `${url}/v1/pets`, settings: { ...settings, durationSeconds: duration }, headers });
   const targets: Record<string, () => Promise<LoadResult>> = {
     off: () => load(off.url),
     metrics: () => whileScraped(observed.metricsUrl, () => load(observed.metrics.url)),
@@ -51,7 +70,9 @@ try {
   }
   const median = (list: readonly number[]) => [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)] as number;
   const base = median(rps.off ?? []);
-  process.stdout.write(`metrics on ÷ off: ${(median(rps.metrics ?? []) / base).toFixed(2)} (goal ≥ 0.97); tracing exported ÷ off: ${(median(rps.tracing ?? []) / base).toFixed(2)} (goal ≥ 0.85); ${observed.exports()} OTLP exports received\n`);
+  process.stdout.write(
+    `metrics on ÷ off: ${(median(rps.metrics ?? []) / base).toFixed(2)} (goal ≥ 0.97); tracing exported ÷ off: ${(median(rps.tracing ?? []) / base).toFixed(2)} (goal ≥ 0.85); ${observed.exports()} OTLP exports received\n`,
+  );
 } finally {
   await observed.close();
   await off.stop();

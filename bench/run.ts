@@ -57,7 +57,9 @@ const PLAN: { scenario: Scenario; repeat: boolean }[] = [
   { scenario: latencyGatewayRedis, repeat: true },
 ];
 
-async function makeKeys(dir: string): Promise<{ jwksFile: string; publicJwk: JWK; revocationsFile: string; oneKey: string; oneKeyClaims: ApiKeyToSign; rejectedKey: string; manyKeys: string[] }> {
+async function makeKeys(
+  dir: string,
+): Promise<{ jwksFile: string; publicJwk: JWK; revocationsFile: string; oneKey: string; oneKeyClaims: ApiKeyToSign; rejectedKey: string; manyKeys: string[] }> {
   const { privateJwk, publicJwk } = await generateSigningKey();
   const jwksFile = join(dir, 'jwks.json');
   writeFileSync(jwksFile, JSON.stringify({ keys: [publicJwk] }));
@@ -67,11 +69,25 @@ async function makeKeys(dir: string): Promise<{ jwksFile: string; publicJwk: JWK
   // Limits high enough never to refuse: the limit check is measured, not refusals.
   const high = { minute: 1_000_000_000, day: 1_000_000_000 };
   writeFileSync(join(dir, 'plans.json'), JSON.stringify({ plans: { free: high, pro: high, business: high, enterprise: high }, anonymous: high, accounts: {} }));
-  const claims = (sub: string, jti: string): ApiKeyToSign => ({ issuer: 'animal-store', audience: 'animal-store-production', subject: sub, keyId: jti, plan: 'business', issuedAt: Date.now() });
+  const claims = (sub: string, jti: string): ApiKeyToSign => ({
+    issuer: 'animal-store',
+    audience: 'animal-store-production',
+    subject: sub,
+    keyId: jti,
+    plan: 'business',
+    issuedAt: Date.now(),
+  });
   const sign = (sub: string, jti: string) => signApiKey(privateJwk, claims(sub, jti));
   const oneKeyClaims = claims('bench', 'bench-one');
   const oneKey = await signApiKey(privateJwk, oneKeyClaims);
-  const rejectedKey = await signApiKey(privateJwk, { issuer: 'animal-store', audience: 'animal-store-production', subject: 'over-limit', keyId: 'bench-rejected', plan: 'free', issuedAt: Date.now() });
+  const rejectedKey = await signApiKey(privateJwk, {
+    issuer: 'animal-store',
+    audience: 'animal-store-production',
+    subject: 'over-limit',
+    keyId: 'bench-rejected',
+    plan: 'free',
+    issuedAt: Date.now(),
+  });
   const manyKeys = await Promise.all(Array.from({ length: manyKeyCount }, (_, i) => sign(`account-${i}`, `bench-${i}`)));
   return { jwksFile, publicJwk, revocationsFile, oneKey, oneKeyClaims, rejectedKey, manyKeys };
 }
@@ -91,11 +107,20 @@ async function main(): Promise<void> {
     const core = await startService('core', 'core', { LOG_LEVEL: 'info' });
     services.push(core);
     for (let i = 0; i < 20; i++) {
-      await fetch(`${core.url}/v1/pets`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: `pet-${i}`, categoryId: 1 + (i % 4), status: 'available' }) });
+      await fetch(`${core.url}/v1/pets`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ name: `pet-${i}`, categoryId: 1 + (i % 4), status: 'available' }),
+      });
     }
     const gatewayEnv = { UPSTREAM_URL: core.url, LOG_LEVEL: 'info' };
     const bare = await startService('gateway (AUTH=off, RATE_LIMITS=off)', 'gateway', { ...gatewayEnv, AUTH: 'off', RATE_LIMITS: 'off' });
-    const bareHttpProxy = await startService('gateway (AUTH=off, RATE_LIMITS=off, PROXY_ENGINE=http-proxy)', 'gateway', { ...gatewayEnv, AUTH: 'off', RATE_LIMITS: 'off', PROXY_ENGINE: 'http-proxy' });
+    const bareHttpProxy = await startService('gateway (AUTH=off, RATE_LIMITS=off, PROXY_ENGINE=http-proxy)', 'gateway', {
+      ...gatewayEnv,
+      AUTH: 'off',
+      RATE_LIMITS: 'off',
+      PROXY_ENGINE: 'http-proxy',
+    });
     const authEnv = { ...gatewayEnv, JWKS_FILE: jwksFile, REVOCATIONS_FILE: revocationsFile, RATE_LIMITS: 'off' };
     const full = await startService('gateway (keys)', 'gateway', authEnv);
     const fullCold = await startService('gateway (keys, cold)', 'gateway', authEnv);
@@ -118,13 +143,52 @@ async function main(): Promise<void> {
     const wrkSkip = wrkSkipReason();
     const skipped = [...references.skipped, ...(wrkSkip === false ? [] : [`no wrk runs: ${wrkSkip}`])];
     for (const line of skipped) process.stdout.write(`${line}\n`);
-    const context: BenchContext = { core, bare, bareHttpProxy, full, fullCold, limitsMemory, rejecting, authRedis, limitsRedis, observed, nginx, haproxy, haproxyJwt: haproxyJwtService, haproxyKey, fastifyStack: stack, oneKey, rejectedKey, manyKeys, settings };
+    const context: BenchContext = {
+      core,
+      bare,
+      bareHttpProxy,
+      full,
+      fullCold,
+      limitsMemory,
+      rejecting,
+      authRedis,
+      limitsRedis,
+      observed,
+      nginx,
+      haproxy,
+      haproxyJwt: haproxyJwtService,
+      haproxyKey,
+      fastifyStack: stack,
+      oneKey,
+      rejectedKey,
+      manyKeys,
+      settings,
+    };
 
     // Warm the JIT and connection pools of what the paired scenarios measure (not fullCold).
-    const warm: [Service | undefined, string | undefined][] = [[core, undefined], [nginx, undefined], [haproxy, undefined], [haproxyJwtService, `Bearer ${haproxyKey}`], [stack, `Bearer ${oneKey}`], [bare, undefined], [bareHttpProxy, undefined], [full, `Bearer ${oneKey}`], [limitsMemory, `Bearer ${oneKey}`], [authRedis, `Bearer ${oneKey}`], [limitsRedis, `Bearer ${oneKey}`], [observed?.metrics, `Bearer ${oneKey}`], [observed?.tracing, `Bearer ${oneKey}`]];
+    const warm: [Service | undefined, string | undefined][] = [
+      [core, undefined],
+      [nginx, undefined],
+      [haproxy, undefined],
+      [haproxyJwtService, `Bearer ${haproxyKey}`],
+      [stack, `Bearer ${oneKey}`],
+      [bare, undefined],
+      [bareHttpProxy, undefined],
+      [full, `Bearer ${oneKey}`],
+      [limitsMemory, `Bearer ${oneKey}`],
+      [authRedis, `Bearer ${oneKey}`],
+      [limitsRedis, `Bearer ${oneKey}`],
+      [observed?.metrics, `Bearer ${oneKey}`],
+      [observed?.tracing, `Bearer ${oneKey}`],
+    ];
     for (const [service, authorization] of warm) {
       if (service === undefined) continue;
-      await runLoad({ url: `${service.url}/v1/pets`, settings, duration: settings.warmupSeconds, ...(authorization === undefined ? {} : { headers: { authorization } }) });
+      await runLoad({
+        url: `${service.url}/v1/pets`,
+        settings,
+        duration: settings.warmupSeconds,
+        ...(authorization === undefined ? {} : { headers: { authorization } }),
+      });
     }
 
     // Where each scenario's CPU went: its proxy's own process, the core, Redis, the whole machine.
@@ -159,11 +223,23 @@ async function main(): Promise<void> {
         const runs: [Measurement['generator'], () => Promise<LoadResult>][] = [['autocannon', () => scenario.run(context)]];
         // wrk right after autocannon, on the same target: the two generators see the same machine.
         const wrkTarget = scenario.wrk?.(context);
-        if (wrkSkip === false && wrkTarget !== undefined) runs.push(['wrk', () => runWrk({ ...wrkTarget, connections: settings.connections, seconds: settings.durationSeconds })]);
+        if (wrkSkip === false && wrkTarget !== undefined)
+          runs.push(['wrk', () => runWrk({ ...wrkTarget, connections: settings.connections, seconds: settings.durationSeconds })]);
         for (const [generator, load] of runs) {
           const { result, cpu } = await measure(proxy, load);
-          measurements.push({ scenario: scenario.name, generator, description: scenario.description, round, expectStatuses: scenario.expectStatuses, reference: scenario.reference === true, result, cpu });
-          process.stdout.write(`${`${scenario.name} (${generator})`.padEnd(42)} round ${round}: ${Math.round(result.rps)} req/s, p50 ${result.p50.toFixed(2)} ms, p99 ${result.p99.toFixed(2)} ms\n`);
+          measurements.push({
+            scenario: scenario.name,
+            generator,
+            description: scenario.description,
+            round,
+            expectStatuses: scenario.expectStatuses,
+            reference: scenario.reference === true,
+            result,
+            cpu,
+          });
+          process.stdout.write(
+            `${`${scenario.name} (${generator})`.padEnd(42)} round ${round}: ${Math.round(result.rps)} req/s, p50 ${result.p50.toFixed(2)} ms, p99 ${result.p99.toFixed(2)} ms\n`,
+          );
         }
       }
     }
@@ -171,10 +247,22 @@ async function main(): Promise<void> {
     let limiter: LimiterFigures | undefined;
     if (redis !== undefined) {
       limiter = await measureLimiter(redis.url, quick ? 0.5 : 5);
-      process.stdout.write(`limiter: ${Math.round(limiter.decisionsPerSecond)} decisions/s (${limiter.concurrency} in flight), ${Math.round(limiter.oneBatchInFlight?.decisionsPerSecond ?? 0)} (64 in flight); memory ${JSON.stringify(limiter.memory)}\n`);
+      process.stdout.write(
+        `limiter: ${Math.round(limiter.decisionsPerSecond)} decisions/s (${limiter.concurrency} in flight), ${Math.round(limiter.oneBatchInFlight?.decisionsPerSecond ?? 0)} (64 in flight); memory ${JSON.stringify(limiter.memory)}\n`,
+      );
     }
     const machine = { node: process.version, cpu: cpus()[0]?.model ?? 'unknown', cores: cpus().length, loadavgAtStart: loadavg() };
-    const run = { date: new Date(started).toISOString(), quick, rounds, settings, manyKeyCount, machine, seconds: Math.round((performance.now() - suiteStarted) / 1000), skipped, haproxyAlgorithm: references.haproxyAlgorithm };
+    const run = {
+      date: new Date(started).toISOString(),
+      quick,
+      rounds,
+      settings,
+      manyKeyCount,
+      machine,
+      seconds: Math.round((performance.now() - suiteStarted) / 1000),
+      skipped,
+      haproxyAlgorithm: references.haproxyAlgorithm,
+    };
     const stamp = run.date.replace(/[:.]/g, '-');
     const resultsDir = fileURLToPath(new URL('./results/', import.meta.url));
     mkdirSync(resultsDir, { recursive: true });

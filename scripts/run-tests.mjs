@@ -26,7 +26,8 @@ function findTests(dir) {
 
 // Narrow with arguments: `npm test -- packages/core` runs only the files under those paths.
 const filters = args.filter((arg) => arg !== '--hostile');
-const files = ['packages', 'bench', 'test'].flatMap((dir) => findTests(join(root, dir)))
+const files = ['packages', 'bench', 'test']
+  .flatMap((dir) => findTests(join(root, dir)))
   .map((file) => relative(root, file))
   .filter((file) => filters.length === 0 || filters.some((filter) => file.startsWith(filter)))
   .sort();

@@ -43,7 +43,9 @@ async function portFor(variable: string, requested: string | undefined, fallback
     probe.once('error', (error: NodeJS.ErrnoException) =>
       reject(
         error.code === 'EADDRINUSE'
-          ? new Error(`port ${port} (${variable}) is already in use on ${host}: stop the program holding it, or let the stack pick free ports: PORT=0 CORE_PORT=0 npm start`)
+          ? new Error(
+              `port ${port} (${variable}) is already in use on ${host}: stop the program holding it, or let the stack pick free ports: PORT=0 CORE_PORT=0 npm start`,
+            )
           : error,
       ),
     );
@@ -65,7 +67,10 @@ async function launch(name: string, entry: string, port: number, env: Record<str
   for (;;) {
     if (child.exitCode !== null || child.signalCode !== null) throw new Error(`${name} exited with code ${child.exitCode}`);
     if (Date.now() > deadline) throw new Error(`${name} did not answer ${url}/healthz in time`);
-    const healthy = await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(1000) }).then((res) => res.ok, () => false);
+    const healthy = await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(1000) }).then(
+      (res) => res.ok,
+      () => false,
+    );
     if (healthy) return { child, url };
     await new Promise((resolve) => setTimeout(resolve, 50));
   }

@@ -52,8 +52,7 @@ const dockerignore = read('.dockerignore');
 const withDefaults = (value: string): string => value.replace(/\$\{[A-Za-z_][A-Za-z0-9_]*:?-([^}]*)\}/g, '$1');
 
 /** The last instruction with that keyword in a target's stages (USER, CMD, … are inherited). */
-const lastOf = (instructions: readonly Instruction[], keyword: string): Instruction | undefined =>
-  instructions.filter((i) => i.keyword === keyword).at(-1);
+const lastOf = (instructions: readonly Instruction[], keyword: string): Instruction | undefined => instructions.filter((i) => i.keyword === keyword).at(-1);
 
 /** A service's `environment:` as a map, from either the map or the `KEY=value` list form. */
 function envOf(service: Service | undefined): Record<string, string> {
@@ -87,7 +86,7 @@ test('the staging override is valid and only changes who the keys are for', () =
   assert.notEqual(env.KEY_AUDIENCE, envOf(compose.services.gateway).KEY_AUDIENCE, 'staging and production audiences differ');
 });
 
-test('the gateway gets the keyring\'s public files and the plans as read-only directory mounts', () => {
+test("the gateway gets the keyring's public files and the plans as read-only directory mounts", () => {
   const gateway = compose.services.gateway;
   const env = envOf(gateway);
   const mounts = (gateway?.volumes ?? []).map((volume) => {
@@ -115,7 +114,10 @@ test('the gateway gets the keyring\'s public files and the plans as read-only di
   assert.equal(env.PLANS_FILE, `${plans.target}/plans.json`);
   const defaultPlans = withDefaults(plans.source).replace(/^\.\//, '');
   assert.ok(existsSync(join(root, defaultPlans, 'plans.json')), `${defaultPlans}/plans.json is missing`);
-  assert.ok(copiesOf(instructionsOf(dockerfile, 'gateway')).some((copy) => copy.sources.includes(defaultPlans)), 'the image ships the same plans');
+  assert.ok(
+    copiesOf(instructionsOf(dockerfile, 'gateway')).some((copy) => copy.sources.includes(defaultPlans)),
+    'the image ships the same plans',
+  );
 
   assert.equal(env.KEY_AUDIENCE, 'animal-store-production');
   assert.equal(env.REDIS_URL, 'redis://redis:6379');
@@ -127,7 +129,10 @@ test('the TLS override mounts the certificate directory read-only and points the
   assert.ok(validateCompose(tls), JSON.stringify(validateCompose.errors, null, 2));
   assert.deepEqual(Object.keys(tls.services), ['gateway']);
   const env = envOf(tls.services.gateway);
-  assert.deepEqual(Object.keys(env).filter((name) => !GATEWAY_ENV_NAMES.includes(name)), []);
+  assert.deepEqual(
+    Object.keys(env).filter((name) => !GATEWAY_ENV_NAMES.includes(name)),
+    [],
+  );
   const [mount, ...others] = tls.services.gateway?.volumes ?? [];
   assert.ok(typeof mount === 'object' && others.length === 0);
   assert.equal(mount.read_only, true);
@@ -212,14 +217,22 @@ test('Dockerfile: every stage starts from slim Node 22 or from another stage', (
 });
 
 test('Dockerfile: every file it copies exists and is in the build context', () => {
-  for (const source of copiesOf(dockerfile).filter((copy) => copy.from === undefined).flatMap((copy) => copy.sources)) {
+  for (const source of copiesOf(dockerfile)
+    .filter((copy) => copy.from === undefined)
+    .flatMap((copy) => copy.sources)) {
     assert.ok(existsSync(join(root, source)), `${source} does not exist`);
     assert.ok(!isDockerignored(source, dockerignore), `${source} is excluded by .dockerignore`);
   }
 });
 
 test('.dockerignore keeps keyrings and tests out of the build context, and sources in', () => {
-  for (const secret of ['keys/private/k1.json', 'keys/public/jwks.json', 'keys/state.json', 'keys-staging/private/k1.json', 'packages/gateway/keys/private/k1.json']) {
+  for (const secret of [
+    'keys/private/k1.json',
+    'keys/public/jwks.json',
+    'keys/state.json',
+    'keys-staging/private/k1.json',
+    'packages/gateway/keys/private/k1.json',
+  ]) {
     assert.ok(isDockerignored(secret, dockerignore), `${secret} would be sent to the builder`);
   }
   for (const test of ['packages/gateway/src/errors.test.ts', 'packages/core/test/store.ts']) {
@@ -240,7 +253,7 @@ for (const pkg of IMAGES) {
     const deps = instructionsOf(dockerfile, modules.from);
     const npmCi = deps.find((i) => i.keyword === 'RUN' && /\bnpm ci\b/.test(i.args))?.args ?? '';
     assert.match(npmCi, /--omit=dev\b/);
-    assert.match(npmCi, new RegExp(`--workspace[= ]${name}(\\s|$)`), 'installs this package\'s dependencies');
+    assert.match(npmCi, new RegExp(`--workspace[= ]${name}(\\s|$)`), "installs this package's dependencies");
     // npm ci refuses a lockfile that names a workspace whose package.json is missing.
     const depsSources = copiesOf(deps).flatMap((copy) => copy.sources);
     assert.ok(depsSources.includes('package-lock.json'), 'deps stage lacks the lockfile');
@@ -254,7 +267,10 @@ for (const pkg of IMAGES) {
     assert.equal(lastOf(own, 'WORKDIR')?.args, `/app/packages/${pkg}`);
     // The healthcheck probes process.env.PORT: the image must set it to the port it exposes.
     const port = lastOf(own, 'EXPOSE')?.args;
-    assert.ok(own.some((i) => i.keyword === 'ENV' && i.args === `PORT=${port}`), `ENV PORT=${port}`);
+    assert.ok(
+      own.some((i) => i.keyword === 'ENV' && i.args === `PORT=${port}`),
+      `ENV PORT=${port}`,
+    );
     const healthcheck = lastOf(own, 'HEALTHCHECK');
     assert.ok(healthcheck !== undefined && !/^NONE\b/i.test(healthcheck.args), 'has a HEALTHCHECK');
     // Docker silently falls back to a shell when an exec-form array is not valid JSON.
@@ -267,7 +283,9 @@ for (const pkg of IMAGES) {
   });
 
   test(`Dockerfile target ${pkg}: ships its sources and those of its workspace dependencies`, () => {
-    const runtimeSources = copiesOf(instructionsOf(dockerfile, pkg)).filter((copy) => copy.from === undefined).flatMap((copy) => copy.sources);
+    const runtimeSources = copiesOf(instructionsOf(dockerfile, pkg))
+      .filter((copy) => copy.from === undefined)
+      .flatMap((copy) => copy.sources);
     assert.ok(runtimeSources.includes(`packages/${pkg}/src`));
     // node_modules links workspace dependencies to packages/<name>: the runtime needs their sources.
     const { dependencies = {} } = JSON.parse(read(`packages/${pkg}/package.json`)) as { dependencies?: Record<string, string> };

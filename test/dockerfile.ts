@@ -27,7 +27,10 @@ export interface Copy {
 /** Splits a Dockerfile into instructions, as Docker does: comment lines dropped, `\` joined. */
 export function parseDockerfile(text: string): Instruction[] {
   const lines = text.split('\n').filter((line) => !/^\s*#/.test(line));
-  const logical = lines.join('\n').replace(/\\[ \t]*\n/g, ' ').split('\n');
+  const logical = lines
+    .join('\n')
+    .replace(/\\[ \t]*\n/g, ' ')
+    .split('\n');
   let stage = -1;
   const instructions: Instruction[] = [];
   for (const line of logical.map((l) => l.trim()).filter((l) => l !== '')) {

@@ -15,7 +15,13 @@ import { blockProblem, compareOutput, examplesOf, parseBlocks, type Block, type 
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const LAUNCHER = join(ROOT, 'scripts', 'start-stack.ts');
-const FILES = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((name) => name.endsWith('.md')).sort().map((name) => `docs/${name}`)];
+const FILES = [
+  'README.md',
+  ...readdirSync(join(ROOT, 'docs'))
+    .filter((name) => name.endsWith('.md'))
+    .sort()
+    .map((name) => `docs/${name}`),
+];
 const BLOCKS: Block[] = FILES.flatMap((file) => parseBlocks(file, readFileSync(join(ROOT, file), 'utf8')));
 const RUN = BLOCKS.filter((block) => block.lang === 'console' && block.notRun === undefined);
 const EXAMPLES: Example[] = RUN.flatMap((block) => examplesOf(block));
@@ -109,7 +115,10 @@ test('every block of the documentation follows the example convention (no curl l
   const problems = BLOCKS.map(blockProblem).filter((problem) => problem !== undefined);
   assert.deepEqual(problems, []);
   const curls = BLOCKS.filter((block) => block.lang === 'console').flatMap((block) => block.lines.filter((line) => /\bcurl\b/.test(line)).map(() => block));
-  assert.ok(curls.every((block) => RUN.includes(block)), 'every curl in a console block is run');
+  assert.ok(
+    curls.every((block) => RUN.includes(block)),
+    'every curl in a console block is run',
+  );
   assert.ok(EXAMPLES.length >= 30, `the documentation runs ${EXAMPLES.length} examples; fewer than expected, did the parser lose some?`);
 });
 
@@ -145,7 +154,10 @@ describe('documentation examples, run against npm start', { skip: commandSkipRea
         await t.test(title.length > 140 ? `${title.slice(0, 139)}…` : title, async () => {
           const { status, output } = await runCommand(onStack(example.command, stack), env, stateFile);
           assert.equal(status, 0, `the command exited with ${status}:\n${output}`);
-          const problems = compareOutput(example.expected.map((line) => onStack(line, stack)), output);
+          const problems = compareOutput(
+            example.expected.map((line) => onStack(line, stack)),
+            output,
+          );
           assert.deepEqual(problems, [], `${example.file}:${example.line} does not print what it documents:\n${problems.join('\n')}`);
         });
       }
@@ -155,7 +167,8 @@ describe('documentation examples, run against npm start', { skip: commandSkipRea
 
 // The checks themselves: a documented status or header that differs must fail.
 test('the comparison fails on another status, a missing or different header, another body', () => {
-  const answer = 'HTTP/1.1 201 Created\r\nlocation: /v1/pets/7\r\nx-request-id: abc\r\ncontent-type: application/json\r\n\r\n{"id":7,"name":"Rex","categoryId":1}';
+  const answer =
+    'HTTP/1.1 201 Created\r\nlocation: /v1/pets/7\r\nx-request-id: abc\r\ncontent-type: application/json\r\n\r\n{"id":7,"name":"Rex","categoryId":1}';
   assert.deepEqual(compareOutput(['HTTP/1.1 201 Created', 'Location: /v1/pets/…', 'X-Request-Id: …', '', '{"name":"Rex","id":7,"categoryId":1}'], answer), []);
   assert.equal(compareOutput(['HTTP/1.1 200 OK'], answer).length, 1);
   assert.equal(compareOutput(['HTTP/1.1 201 Created', 'location: /v1/pets/8'], answer).length, 1);
@@ -168,8 +181,44 @@ test('the comparison fails on another status, a missing or different header, ano
 });
 
 test('blocks: console blocks run, marked or sh blocks do not, and curl may not hide in an unrun console block', () => {
-  const blocks = parseBlocks('x.md', ['```console', '$ curl -s a \\', '  -H b', '{"a":1}', '```', '', '<!-- not run: needs docker -->', '```console', '$ docker compose up', '```', '```sh', 'curl -s x', '```', '<!-- not run: no -->', '```console', '$ curl -s x', '```', '```sh', '$ curl -s x', '```'].join('\n'));
-  assert.deepEqual(blocks.map((block) => [block.lang, block.notRun]), [['console', undefined], ['console', 'needs docker'], ['sh', undefined], ['console', 'no'], ['sh', undefined]]);
+  const blocks = parseBlocks(
+    'x.md',
+    [
+      '```console',
+      '$ curl -s a \\',
+      '  -H b',
+      '{"a":1}',
+      '```',
+      '',
+      '<!-- not run: needs docker -->',
+      '```console',
+      '$ docker compose up',
+      '```',
+      '```sh',
+      'curl -s x',
+      '```',
+      '<!-- not run: no -->',
+      '```console',
+      '$ curl -s x',
+      '```',
+      '```sh',
+      '$ curl -s x',
+      '```',
+    ].join('\n'),
+  );
+  assert.deepEqual(
+    blocks.map((block) => [block.lang, block.notRun]),
+    [
+      ['console', undefined],
+      ['console', 'needs docker'],
+      ['sh', undefined],
+      ['console', 'no'],
+      ['sh', undefined],
+    ],
+  );
   assert.deepEqual(examplesOf(blocks[0] as Block), [{ file: 'x.md', line: 2, command: 'curl -s a \\\n  -H b', expected: ['{"a":1}'] }]);
-  assert.deepEqual(blocks.map(blockProblem).map((problem) => problem !== undefined), [false, false, false, true, true]);
+  assert.deepEqual(
+    blocks.map(blockProblem).map((problem) => problem !== undefined),
+    [false, false, false, true, true],
+  );
 });

@@ -95,7 +95,8 @@ export function blockProblem(block: Block): string | undefined {
   }
   if (block.notRun !== undefined) {
     if (block.notRun === '') return `${where}: a not-run marker must say why`;
-    if (block.lines.some((line) => /\bcurl\b/.test(line))) return `${where}: a console block with curl must run (make it a sh block without prompts if it cannot)`;
+    if (block.lines.some((line) => /\bcurl\b/.test(line)))
+      return `${where}: a console block with curl must run (make it a sh block without prompts if it cannot)`;
     return undefined;
   }
   return prompts ? undefined : `${where}: a console block without a "$ " command`;
@@ -121,7 +122,10 @@ function isDeepEqualJson(a: unknown, b: unknown): boolean {
   }
   if (typeof a === 'object' && a !== null && typeof b === 'object' && b !== null) {
     const keys = Object.keys(a);
-    return keys.length === Object.keys(b).length && keys.every((key) => key in b && isDeepEqualJson((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key]));
+    return (
+      keys.length === Object.keys(b).length &&
+      keys.every((key) => key in b && isDeepEqualJson((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key]))
+    );
   }
   return a === b;
 }
@@ -146,7 +150,11 @@ function compareBody(expected: string, actual: string): string[] {
     if (!gotJson.ok) return [`body: expected JSON\n  ${want}\ngot\n  ${got}`];
     return isDeepEqualJson(wantJson.value, gotJson.value) ? [] : [`body: expected\n  ${want}\ngot\n  ${got}`];
   }
-  const lines = (text: string) => text.split('\n').map((line) => line.trimEnd()).join('\n');
+  const lines = (text: string) =>
+    text
+      .split('\n')
+      .map((line) => line.trimEnd())
+      .join('\n');
   return lines(want) === lines(got) ? [] : [`body: expected\n  ${want}\ngot\n  ${got}`];
 }
 
@@ -208,7 +216,10 @@ export function compareOutput(expectedLines: readonly string[], actual: string):
 
   if (first.startsWith('{') || first.startsWith('[')) return compareBody(expected.join('\n'), actual);
 
-  const got = actual.replace(/\r\n/g, '\n').split('\n').map((line) => line.trim());
+  const got = actual
+    .replace(/\r\n/g, '\n')
+    .split('\n')
+    .map((line) => line.trim());
   let at = 0;
   for (const line of expected) {
     const want = line.trim();

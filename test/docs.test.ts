@@ -10,7 +10,13 @@ import { GATEWAY_ENV_NAMES } from '../packages/gateway/src/config/env-schema.js'
 // and the settings it lists are the ones the services read.
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const FILES = ['README.md', 'bench/README.md', ...readdirSync(join(ROOT, 'docs')).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`)];
+const FILES = [
+  'README.md',
+  'bench/README.md',
+  ...readdirSync(join(ROOT, 'docs'))
+    .filter((name) => name.endsWith('.md'))
+    .map((name) => `docs/${name}`),
+];
 
 /** The text outside fenced blocks. */
 function withoutFences(text: string): string {
@@ -27,7 +33,12 @@ function anchors(text: string): Set<string> {
   const seen = new Map<string, number>();
   const result = new Set<string>();
   for (const [, heading = ''] of withoutFences(text).matchAll(/^#{1,6} +(.+?) *#*$/gm)) {
-    const base = heading.replace(/`/g, '').trim().toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, '').replace(/\s/g, '-');
+    const base = heading
+      .replace(/`/g, '')
+      .trim()
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+      .replace(/\s/g, '-');
     const count = seen.get(base) ?? 0;
     seen.set(base, count + 1);
     result.add(count === 0 ? base : `${base}-${count}`);
@@ -80,12 +91,9 @@ test('configuration.md lists exactly the variables the core reads', () => {
   assert.deepEqual(documentedVariables('Pets core').sort(), [...CORE_ENV_NAMES].sort());
 });
 
-test('the anchors follow GitHub\'s rules', () => {
-  assert.deepEqual([...anchors('# Behind a reverse proxy (TRUST_PROXY)\n## Pet, NewPet, Error\n## `npm start`\n## A\n## A\n')], [
-    'behind-a-reverse-proxy-trust_proxy',
-    'pet-newpet-error',
-    'npm-start',
-    'a',
-    'a-1',
-  ]);
+test("the anchors follow GitHub's rules", () => {
+  assert.deepEqual(
+    [...anchors('# Behind a reverse proxy (TRUST_PROXY)\n## Pet, NewPet, Error\n## `npm start`\n## A\n## A\n')],
+    ['behind-a-reverse-proxy-trust_proxy', 'pet-newpet-error', 'npm-start', 'a', 'a-1'],
+  );
 });

@@ -7,7 +7,14 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { commandSkipReason, freePort, redisSkipReason, startRedis, temporaryDir, type RedisServer } from '@animal-store/testkit';
 import { createTestKeyring } from '../packages/gateway/test/keys-fixture.js';
-import { PROXY_TEST_PATHS, startGateway, startRecordingUpstream, writeDocument, type RecordingUpstream, type RunningGateway } from '../packages/gateway/test/helpers.js';
+import {
+  PROXY_TEST_PATHS,
+  startGateway,
+  startRecordingUpstream,
+  writeDocument,
+  type RecordingUpstream,
+  type RunningGateway,
+} from '../packages/gateway/test/helpers.js';
 
 const DASHBOARD = new URL('../packages/gateway/observability/grafana-dashboard.json', import.meta.url);
 
@@ -19,10 +26,12 @@ interface Panel {
 /** Every query of the dashboard, as Prometheus gets it: Grafana's `$__rate_interval` made 30 s. */
 function dashboardQueries(): { panel: string; expr: string }[] {
   const dashboard = JSON.parse(readFileSync(DASHBOARD, 'utf8')) as { panels: Panel[] };
-  return dashboard.panels.flatMap((panel) => (panel.targets ?? []).map((target) => ({ panel: panel.title, expr: target.expr.replaceAll('$__rate_interval', '30s') })));
+  return dashboard.panels.flatMap((panel) =>
+    (panel.targets ?? []).map((target) => ({ panel: panel.title, expr: target.expr.replaceAll('$__rate_interval', '30s') })),
+  );
 }
 
-const skip = commandSkipReason('prometheus', "apt-get install prometheus; .ci/run does") || redisSkipReason();
+const skip = commandSkipReason('prometheus', 'apt-get install prometheus; .ci/run does') || redisSkipReason();
 
 describe('the Grafana dashboard against a real Prometheus scraping the gateway', { skip }, () => {
   let redis: RedisServer;
@@ -57,16 +66,26 @@ describe('the Grafana dashboard against a real Prometheus scraping the gateway',
     );
     const port = await freePort();
     prometheusUrl = `http://127.0.0.1:${port}`;
-    prometheus = spawn('prometheus', [`--config.file=${join(dir, 'prometheus.yml')}`, `--storage.tsdb.path=${join(dir, 'data')}`, `--web.listen-address=127.0.0.1:${port}`], { stdio: 'ignore' });
+    prometheus = spawn(
+      'prometheus',
+      [`--config.file=${join(dir, 'prometheus.yml')}`, `--storage.tsdb.path=${join(dir, 'data')}`, `--web.listen-address=127.0.0.1:${port}`],
+      { stdio: 'ignore' },
+    );
     const deadline = Date.now() + 20_000;
-    while (!(await fetch(`${prometheusUrl}/-/ready`).then((res) => res.ok, () => false))) {
+    while (
+      !(await fetch(`${prometheusUrl}/-/ready`).then(
+        (res) => res.ok,
+        () => false,
+      ))
+    ) {
       if (prometheus.exitCode !== null) throw new Error(`prometheus exited with ${prometheus.exitCode}`);
       if (Date.now() > deadline) throw new Error('prometheus did not become ready');
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     // Prometheus scrapes a few seconds after it is ready (target discovery settles first): traffic
     // before its first scrape would fall outside every rate window.
-    const query = (expr: string) => fetch(`${prometheusUrl}/api/v1/query?query=${encodeURIComponent(expr)}`).then((res) => res.json() as Promise<{ data?: { result: unknown[] } }>);
+    const query = (expr: string) =>
+      fetch(`${prometheusUrl}/api/v1/query?query=${encodeURIComponent(expr)}`).then((res) => res.json() as Promise<{ data?: { result: unknown[] } }>);
     while ((await query('up{job="gateway"} == 1')).data?.result.length !== 1) {
       if (Date.now() > deadline) throw new Error('prometheus did not scrape the gateway');
       await new Promise((resolve) => setTimeout(resolve, 200));
@@ -87,10 +106,11 @@ describe('the Grafana dashboard against a real Prometheus scraping the gateway',
   test('every query of the dashboard returns data', async () => {
     const free = (await keyring.issue({ plan: 'free', sub: 'dash-free' })).token;
     const business = (await keyring.issue({ plan: 'business', sub: 'dash-business' })).token;
-    const get = (path: string, key: string) => fetch(`${gateway.url}${path}`, { headers: { authorization: `Bearer ${key}` } }).then((res) => res.arrayBuffer().then(() => res.status));
+    const get = (path: string, key: string) =>
+      fetch(`${gateway.url}${path}`, { headers: { authorization: `Bearer ${key}` } }).then((res) => res.arrayBuffer().then(() => res.status));
     // A steady mix for a few scrapes: 200s, 429s once the free key's 4 a minute are spent, 502s.
     const seen = new Set<number>();
-    for (const end = Date.now() + 5000; Date.now() < end; ) {
+    for (const end = Date.now() + 5000; Date.now() < end;) {
       for (const status of await Promise.all([get('/v1/echo', business), get('/v1/echo', free), get('/v1/reset', business)])) seen.add(status);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }

@@ -39,7 +39,11 @@ test('npm start runs the core and the gateway, prints both URLs and demo keys, a
     });
     assert.equal(created.status, 201);
     const listed = (await (await fetch(`${urls.core}/v1/pets`)).json()) as { name: string }[];
-    assert.deepEqual(listed.map((pet) => pet.name), ['Rex'], 'the gateway forwards to the core it started');
+    assert.deepEqual(
+      listed.map((pet) => pet.name),
+      ['Rex'],
+      'the gateway forwards to the core it started',
+    );
   } finally {
     child.kill('SIGINT');
   }
@@ -48,12 +52,15 @@ test('npm start runs the core and the gateway, prints both URLs and demo keys, a
   assert.match(output, /"msg":"core stopped"/);
 });
 
-test('npm start with the gateway\'s port taken says so and how to pick another, before printing any key', async () => {
+test("npm start with the gateway's port taken says so and how to pick another, before printing any key", async () => {
   const holder = createServer((_req, res) => res.end('{"status":"ok"}'));
   await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
   try {
     const port = (holder.address() as AddressInfo).port;
-    const child = spawn(process.execPath, ['--import', 'tsx', LAUNCHER], { env: { PATH: process.env.PATH ?? '', PORT: String(port), CORE_PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', LAUNCHER], {
+      env: { PATH: process.env.PATH ?? '', PORT: String(port), CORE_PORT: '0' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));

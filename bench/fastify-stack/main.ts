@@ -65,6 +65,10 @@ await app.register(async (api) => {
 });
 
 await app.listen({ host: env('HOST'), port: Number(env('PORT')) });
-const stop = () => void app.close().then(() => redis.quit()).finally(() => process.exit(0));
+const stop = () =>
+  void app
+    .close()
+    .then(() => redis.quit())
+    .finally(() => process.exit(0));
 process.once('SIGTERM', stop);
 process.once('SIGINT', stop);

@@ -27,7 +27,13 @@ function processCpuMs(pid: number): number | undefined {
 /** The process and its children (nginx's workers), as Linux lists them. */
 function withChildren(pid: number): number[] {
   const children = read(`/proc/${pid}/task/${pid}/children`) ?? '';
-  return [pid, ...children.split(' ').filter((id) => id !== '').map(Number)];
+  return [
+    pid,
+    ...children
+      .split(' ')
+      .filter((id) => id !== '')
+      .map(Number),
+  ];
 }
 
 /** CPU ms used so far by the processes `pids` and their children; `undefined` off Linux. */
@@ -43,7 +49,9 @@ export function cpuMsOf(pids: readonly number[]): number | undefined {
 
 /** CPU ms all cores of the machine spent busy so far (not idle, waiting on I/O, or stolen). */
 export function machineBusyMs(): number | undefined {
-  const line = read('/proc/stat')?.split('\n').find((l) => l.startsWith('cpu '));
+  const line = read('/proc/stat')
+    ?.split('\n')
+    .find((l) => l.startsWith('cpu '));
   if (line === undefined) return undefined;
   // user nice system idle iowait irq softirq steal: the work of this machine's own processes.
   const ticks = line.trim().split(/\s+/).slice(1, 9).map(Number);

@@ -34,7 +34,10 @@ export function haproxyAcceptsAlgorithm(dir: string, algorithm: string, publicKe
   const keyFile = join(prefix, 'key.pem');
   writeFileSync(keyFile, publicKeyPem);
   const conf = join(prefix, 'probe.cfg');
-  writeFileSync(conf, `defaults\n  mode http\nfrontend probe\n  bind 127.0.0.1:9\n  http-request deny unless { req.hdr(x),jwt_verify("${algorithm}","${keyFile}") -m int 1 }\n`);
+  writeFileSync(
+    conf,
+    `defaults\n  mode http\nfrontend probe\n  bind 127.0.0.1:9\n  http-request deny unless { req.hdr(x),jwt_verify("${algorithm}","${keyFile}") -m int 1 }\n`,
+  );
   return spawnSync('haproxy', ['-c', '-q', '-f', conf]).status === 0;
 }
 

@@ -25,7 +25,13 @@ export async function measureLimiter(redisUrl: string, seconds: number): Promise
   const client = createRedisClient(redisUrl, { commandTimeoutMs: 1000 });
   const admin = new Redis(redisUrl);
   try {
-    while (!(await client.ping().then(() => true, () => false))) await new Promise((resolve) => setTimeout(resolve, 20));
+    while (
+      !(await client.ping().then(
+        () => true,
+        () => false,
+      ))
+    )
+      await new Promise((resolve) => setTimeout(resolve, 20));
     const limiter = createRedisLimiter(client, { prefix: 'bench' });
     /** Decisions made in `forSeconds`, `concurrency` in flight, round robin over 1,000 accounts. */
     const decide = async (concurrency: number, forSeconds: number): Promise<number> => {
@@ -59,7 +65,10 @@ export async function measureLimiter(redisUrl: string, seconds: number): Promise
     const start = Date.UTC(2030, 0, 1, 12);
     const oneRequest = await replay('one', [start]);
     // Typical: a steady client, a request every 5 s for an hour (12 minute buckets, 3 day buckets in use).
-    const typical = await replay('typical', Array.from({ length: 720 }, (_, i) => start + i * 5_000));
+    const typical = await replay(
+      'typical',
+      Array.from({ length: 720 }, (_, i) => start + i * 5_000),
+    );
     // Worst: a request in every bucket of both windows (61 + 61 counters).
     const dayBuckets = Array.from({ length: 60 }, (_, i) => start + i * 1_440_000);
     const last = dayBuckets.at(-1) as number;

@@ -54,12 +54,24 @@ export async function startObservedGateways(env: Record<string, string>): Promis
 export async function whileScraped<T>(metricsUrl: string, load: () => Promise<T>): Promise<T> {
   let scrapes = 0;
   const timer = setInterval(() => {
-    fetch(metricsUrl).then((res) => res.text()).then(() => (scrapes += 1), () => {});
+    fetch(metricsUrl)
+      .then((res) => res.text())
+      .then(
+        () => (scrapes += 1),
+        () => {},
+      );
   }, 1000);
   try {
     return await load();
   } finally {
     clearInterval(timer);
-    if (scrapes === 0 && (await fetch(metricsUrl).then((res) => res.ok, () => false)) === false) throw new Error(`${metricsUrl} does not answer`);
+    if (
+      scrapes === 0 &&
+      (await fetch(metricsUrl).then(
+        (res) => res.ok,
+        () => false,
+      )) === false
+    )
+      throw new Error(`${metricsUrl} does not answer`);
   }
 }

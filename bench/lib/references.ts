@@ -32,7 +32,13 @@ export interface ReferenceKeys {
  * missing (nginx, haproxy) or Redis is (the Fastify stack keeps its limits there). Each one started
  * is pushed to `started` at once, so the caller stops it even if a later one fails to start.
  */
-export async function startReferences(dir: string, coreUrl: string, redis: RedisServer | undefined, keys: ReferenceKeys, started: Service[]): Promise<References> {
+export async function startReferences(
+  dir: string,
+  coreUrl: string,
+  redis: RedisServer | undefined,
+  keys: ReferenceKeys,
+  started: Service[],
+): Promise<References> {
   const skipped: string[] = [];
   const keep = (service: Service): Service => {
     started.push(service);
@@ -51,21 +57,25 @@ export async function startReferences(dir: string, coreUrl: string, redis: Redis
     key = await haproxyKey(dir, keys.publicJwk, keys.oneKey, keys.oneKeyClaims);
     haproxy = keep(await startHaproxy(dir, 'haproxy', coreUrl));
     const { issuer, audience } = keys.oneKeyClaims;
-    haproxyJwt = keep(await startHaproxy(dir, 'haproxy (jwt_verify, stick table)', coreUrl, {
-      algorithm: key.algorithm,
-      publicKeyPem: key.publicKeyPem,
-      issuer,
-      audience,
-      typ: API_KEY_TYP,
-      limitPerMinute: 1_000_000_000,
-    }));
+    haproxyJwt = keep(
+      await startHaproxy(dir, 'haproxy (jwt_verify, stick table)', coreUrl, {
+        algorithm: key.algorithm,
+        publicKeyPem: key.publicKeyPem,
+        issuer,
+        audience,
+        typ: API_KEY_TYP,
+        limitPerMinute: 1_000_000_000,
+      }),
+    );
   }
 
   let fastifyStack: Service | undefined;
   if (redis === undefined) skipped.push('no Fastify stack reference: it keeps its limits in Redis, and redis-server is not installed');
   else {
     const { issuer, audience } = keys.oneKeyClaims;
-    fastifyStack = keep(await startFastifyStack({ upstreamUrl: coreUrl, redisUrl: redis.url, jwksFile: keys.jwksFile, issuer, audience, limitPerMinute: 1_000_000_000 }));
+    fastifyStack = keep(
+      await startFastifyStack({ upstreamUrl: coreUrl, redisUrl: redis.url, jwksFile: keys.jwksFile, issuer, audience, limitPerMinute: 1_000_000_000 }),
+    );
   }
   return { nginx, haproxy, haproxyJwt, haproxyKey: key?.key, haproxyAlgorithm: key?.algorithm, fastifyStack, skipped };
 }

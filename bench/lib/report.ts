@@ -68,12 +68,22 @@ function summarise(measurements: readonly Measurement[]): Row[] {
     const [scenario, generator] = key.split(' ') as [string, Generator];
     // The median over rounds: one disturbed round (a noisy neighbour) cannot move it much.
     const median = (pick: (r: Measurement) => number | undefined) => {
-      const values = runs.map(pick).filter((v): v is number => v !== undefined).sort((a, b) => a - b);
+      const values = runs
+        .map(pick)
+        .filter((v): v is number => v !== undefined)
+        .sort((a, b) => a - b);
       if (values.length === 0) return undefined;
       const middle = values.length >> 1;
       return values.length % 2 === 1 ? (values[middle] as number) : ((values[middle - 1] as number) + (values[middle] as number)) / 2;
     };
-    const unexpected = runs.reduce((sum, m) => sum + Object.entries(m.result.statuses).filter(([code]) => !expected(code, m.expectStatuses)).reduce((n, [, count]) => n + count, 0), 0);
+    const unexpected = runs.reduce(
+      (sum, m) =>
+        sum +
+        Object.entries(m.result.statuses)
+          .filter(([code]) => !expected(code, m.expectStatuses))
+          .reduce((n, [, count]) => n + count, 0),
+      0,
+    );
     return {
       scenario,
       generator,
@@ -95,7 +105,11 @@ function micro(value: number | undefined): string {
 }
 
 /** The markdown report: settings, machine, a table per generator, the figures against their goals. */
-export function renderReport(run: RunInfo, measurements: readonly Measurement[], limiter?: LimiterFigures): { markdown: string; svg: string; unexpected: number } {
+export function renderReport(
+  run: RunInfo,
+  measurements: readonly Measurement[],
+  limiter?: LimiterFigures,
+): { markdown: string; svg: string; unexpected: number } {
   const rows = summarise(measurements);
   const rowsOf = (generator: Generator) => new Map(rows.filter((row) => row.generator === generator).map((row) => [row.scenario, row]));
   const byGenerator = { autocannon: rowsOf('autocannon'), wrk: rowsOf('wrk') };
@@ -129,22 +143,38 @@ export function renderReport(run: RunInfo, measurements: readonly Measurement[],
       }),
     );
   }
-  const rowOf = (generator: Generator): RowOf => (scenario) => byGenerator[generator].get(scenario);
+  const rowOf =
+    (generator: Generator): RowOf =>
+    (scenario) =>
+      byGenerator[generator].get(scenario);
   lines.push('', '## Goals of the issue "Exact limits at local speed"', '', ...figureTable(ISSUE_FIGURES, rowOf, limiter, !run.quick, 'not measured'));
-  lines.push('', '## Goals of the issue "Operable: metrics, traces and logs"', '', ...figureTable(OBSERVABILITY_FIGURES, rowOf, limiter, !run.quick, 'not measured'));
+  lines.push(
+    '',
+    '## Goals of the issue "Operable: metrics, traces and logs"',
+    '',
+    ...figureTable(OBSERVABILITY_FIGURES, rowOf, limiter, !run.quick, 'not measured'),
+  );
   lines.push('', '## Other ratios (goals of earlier issues, or none)', '', ...figureTable(OTHER_RATIOS, rowOf, limiter, !run.quick, '—'));
   const latency = byGenerator.autocannon;
   const core = latency.get('latency-core-1000rps');
-  for (const [name, what] of [['latency-gateway-1000rps', 'limits in process'], ['latency-gateway-redis-1000rps', 'revocations and limits in Redis']] as const) {
+  for (const [name, what] of [
+    ['latency-gateway-1000rps', 'limits in process'],
+    ['latency-gateway-redis-1000rps', 'revocations and limits in Redis'],
+  ] as const) {
     const gateway = latency.get(name);
     if (core === undefined || gateway === undefined) continue;
-    lines.push('', `Latency added by the full pipeline (${what}) at 1,000 req/s from one connection: p50 +${(gateway.p50 - core.p50).toFixed(2)} ms, p99 +${(gateway.p99 - core.p99).toFixed(2)} ms.`);
+    lines.push(
+      '',
+      `Latency added by the full pipeline (${what}) at 1,000 req/s from one connection: p50 +${(gateway.p50 - core.p50).toFixed(2)} ms, p99 +${(gateway.p99 - core.p99).toFixed(2)} ms.`,
+    );
   }
   if (limiter !== undefined) {
     lines.push(
       '',
       `Limiter, one process against a loopback Redis, over 1,000 accounts: **${Math.round(limiter.decisionsPerSecond)} decisions/s** with ${limiter.concurrency} in flight` +
-        (limiter.oneBatchInFlight === undefined ? '' : `, ${Math.round(limiter.oneBatchInFlight.decisionsPerSecond)} with ${limiter.oneBatchInFlight.concurrency} (one batch at a time)`) +
+        (limiter.oneBatchInFlight === undefined
+          ? ''
+          : `, ${Math.round(limiter.oneBatchInFlight.decisionsPerSecond)} with ${limiter.oneBatchInFlight.concurrency} (one batch at a time)`) +
         ` (${limiter.seconds} s each).`,
       `Redis memory per account (MEMORY USAGE of its counters): ${limiter.memory.oneRequest} B after one request, ${limiter.memory.typical} B for a steady client (a request every 5 s), ${limiter.memory.worst} B with every bucket of both windows in use (goals ≤ 256 B typical, ≤ 2 KB worst).`,
     );
@@ -152,7 +182,8 @@ export function renderReport(run: RunInfo, measurements: readonly Measurement[],
   const flagged = rows.reduce((sum, r) => sum + r.unexpected + r.errors, 0);
   // Our own scenarios fail the run on any surprise; a reference (nginx, HAProxy, Fastify) is only flagged.
   const unexpected = rows.filter((r) => !r.reference).reduce((sum, r) => sum + r.unexpected + r.errors, 0);
-  if (flagged > 0) lines.push('', `**${flagged} unexpected answers or socket errors** (${unexpected} in our own scenarios): see the JSON for the status counts.`);
+  if (flagged > 0)
+    lines.push('', `**${flagged} unexpected answers or socket errors** (${unexpected} in our own scenarios): see the JSON for the status counts.`);
   // The chart sets each scenario's wrk bar under its autocannon one.
   const chartRows = [...byGenerator.autocannon.values()].flatMap((row) => {
     const wrk = byGenerator.wrk.get(row.scenario);
@@ -171,7 +202,13 @@ function count(value: number): string {
  * Figures against their goals, each generator's value and verdict side by side; `missing` stands
  * for a figure a generator could not give (a scenario skipped, or not run with wrk).
  */
-function figureTable(figures: readonly Figure[], rowOf: (generator: Generator) => RowOf, limiter: LimiterFigures | undefined, judged: boolean, missing: string): string[] {
+function figureTable(
+  figures: readonly Figure[],
+  rowOf: (generator: Generator) => RowOf,
+  limiter: LimiterFigures | undefined,
+  judged: boolean,
+  missing: string,
+): string[] {
   const lines = ['| Figure | autocannon | verdict | wrk | verdict | goal |', '|---|---:|---|---:|---|---|'];
   for (const figure of figures) {
     // A figure from neither generator (the limiter) sits in the first column.

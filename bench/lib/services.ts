@@ -38,7 +38,13 @@ export async function serviceOf(name: string, child: ChildProcess, url: string):
   for (;;) {
     if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode}`);
     if (Date.now() > deadline) throw new Error(`${name} did not start`);
-    if (await fetch(`${url}/healthz`).then((res) => res.ok, () => false)) break;
+    if (
+      await fetch(`${url}/healthz`).then(
+        (res) => res.ok,
+        () => false,
+      )
+    )
+      break;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   // A service that dies mid-run makes every later scenario against it fail: say who, and how.

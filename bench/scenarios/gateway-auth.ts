@@ -13,8 +13,7 @@ export const gatewayAuthManyKeysCold: Scenario = {
   name: 'gateway-auth-10k-keys-cold',
   description: 'the full pipeline, many distinct keys (10,000; 300 in --quick) each sent once to a fresh gateway: every request verifies a signature',
   expectStatuses: [200],
-  run: ({ fullCold, manyKeys, settings }) =>
-    runLoad({ url: `${fullCold.url}/v1/pets`, settings, amount: manyKeys.length, authorization: cycle(manyKeys) }),
+  run: ({ fullCold, manyKeys, settings }) => runLoad({ url: `${fullCold.url}/v1/pets`, settings, amount: manyKeys.length, authorization: cycle(manyKeys) }),
   proxy: ({ fullCold }) => fullCold,
 };
 

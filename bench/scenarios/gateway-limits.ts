@@ -1,8 +1,14 @@
 import { runLoad } from '../lib/load.js';
 import type { BenchContext, LoadTarget, Scenario } from '../lib/scenario.js';
 
-const memoryTarget = ({ limitsMemory, oneKey }: BenchContext): LoadTarget => ({ url: `${limitsMemory.url}/v1/pets`, headers: { authorization: `Bearer ${oneKey}` } });
-const redisTarget = ({ limitsRedis, oneKey }: BenchContext): LoadTarget => ({ url: `${limitsRedis?.url}/v1/pets`, headers: { authorization: `Bearer ${oneKey}` } });
+const memoryTarget = ({ limitsMemory, oneKey }: BenchContext): LoadTarget => ({
+  url: `${limitsMemory.url}/v1/pets`,
+  headers: { authorization: `Bearer ${oneKey}` },
+});
+const redisTarget = ({ limitsRedis, oneKey }: BenchContext): LoadTarget => ({
+  url: `${limitsRedis?.url}/v1/pets`,
+  headers: { authorization: `Bearer ${oneKey}` },
+});
 
 export const gatewayLimitsMemory: Scenario = {
   name: 'gateway-limits-memory',

@@ -2,8 +2,14 @@ import { runLoad } from '../lib/load.js';
 import { whileScraped } from '../lib/observability.js';
 import type { BenchContext, LoadTarget, Scenario } from '../lib/scenario.js';
 
-const metricsTarget = ({ observed, oneKey }: BenchContext): LoadTarget => ({ url: `${observed?.metrics.url}/v1/pets`, headers: { authorization: `Bearer ${oneKey}` } });
-const tracingTarget = ({ observed, oneKey }: BenchContext): LoadTarget => ({ url: `${observed?.tracing.url}/v1/pets`, headers: { authorization: `Bearer ${oneKey}` } });
+const metricsTarget = ({ observed, oneKey }: BenchContext): LoadTarget => ({
+  url: `${observed?.metrics.url}/v1/pets`,
+  headers: { authorization: `Bearer ${oneKey}` },
+});
+const tracingTarget = ({ observed, oneKey }: BenchContext): LoadTarget => ({
+  url: `${observed?.tracing.url}/v1/pets`,
+  headers: { authorization: `Bearer ${oneKey}` },
+});
 
 export const gatewayMetrics: Scenario = {
   name: 'gateway-limits-redis-metrics',

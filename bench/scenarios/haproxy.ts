@@ -2,7 +2,10 @@ import { runLoad } from '../lib/load.js';
 import type { BenchContext, LoadTarget, Scenario } from '../lib/scenario.js';
 
 const bareTarget = ({ haproxy }: BenchContext): LoadTarget => ({ url: `${haproxy?.url}/v1/pets` });
-const jwtTarget = ({ haproxyJwt, haproxyKey }: BenchContext): LoadTarget => ({ url: `${haproxyJwt?.url}/v1/pets`, headers: { authorization: `Bearer ${haproxyKey}` } });
+const jwtTarget = ({ haproxyJwt, haproxyKey }: BenchContext): LoadTarget => ({
+  url: `${haproxyJwt?.url}/v1/pets`,
+  headers: { authorization: `Bearer ${haproxyKey}` },
+});
 
 export const haproxyBare: Scenario = {
   name: 'haproxy-bare',
@@ -17,7 +20,8 @@ export const haproxyBare: Scenario = {
 
 export const haproxyJwt: Scenario = {
   name: 'haproxy-jwt-stick-table',
-  description: "HAProxy as above, with jwt_verify of one key's signature and claims on every request and a stick-table limit per sub (http_req_rate(60s), never refusing): the reference for keys and limits in process",
+  description:
+    "HAProxy as above, with jwt_verify of one key's signature and claims on every request and a stick-table limit per sub (http_req_rate(60s), never refusing): the reference for keys and limits in process",
   expectStatuses: [200],
   needsHaproxy: true,
   reference: true,

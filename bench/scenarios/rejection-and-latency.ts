@@ -51,6 +51,12 @@ export const latencyGatewayRedis: Scenario = {
   expectStatuses: [200],
   needsRedis: true,
   run: ({ limitsRedis, oneKey, settings }) =>
-    runLoad({ url: `${(limitsRedis as NonNullable<typeof limitsRedis>).url}/v1/pets`, settings, overallRate: RATE, connections: CONNECTIONS, headers: { authorization: `Bearer ${oneKey}` } }),
+    runLoad({
+      url: `${(limitsRedis as NonNullable<typeof limitsRedis>).url}/v1/pets`,
+      settings,
+      overallRate: RATE,
+      connections: CONNECTIONS,
+      headers: { authorization: `Bearer ${oneKey}` },
+    }),
   proxy: ({ limitsRedis }) => limitsRedis,
 };

@@ -36,9 +36,7 @@ export const CORE_ENV_NAMES: readonly string[] = Object.keys(EnvSchema.shape);
 export interface CoreConfig {
   readonly port: number;
   readonly host: string;
-  readonly store:
-    | { readonly kind: 'memory' }
-    | { readonly kind: 'redis'; readonly url: string; readonly prefix: string };
+  readonly store: { readonly kind: 'memory' } | { readonly kind: 'redis'; readonly url: string; readonly prefix: string };
   readonly bodyLimitBytes: number;
   readonly idempotencyTtlSeconds: number;
   readonly keepAliveTimeoutMs: number;
@@ -46,9 +44,7 @@ export interface CoreConfig {
   readonly logLevel: string;
 }
 
-export type ConfigResult =
-  | { readonly ok: true; readonly config: CoreConfig }
-  | { readonly ok: false; readonly problems: readonly string[] };
+export type ConfigResult = { readonly ok: true; readonly config: CoreConfig } | { readonly ok: false; readonly problems: readonly string[] };
 
 /** Parses the environment once; on failure lists every problem, one per variable. */
 export function loadConfig(env: Readonly<Record<string, string | undefined>>): ConfigResult {
@@ -63,10 +59,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
   const config: CoreConfig = {
     port: e.PORT,
     host: e.HOST,
-    store:
-      e.PETS_STORE === 'redis'
-        ? { kind: 'redis', url: e.PETS_REDIS_URL as string, prefix: e.PETS_REDIS_PREFIX }
-        : { kind: 'memory' },
+    store: e.PETS_STORE === 'redis' ? { kind: 'redis', url: e.PETS_REDIS_URL as string, prefix: e.PETS_REDIS_PREFIX } : { kind: 'memory' },
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
     idempotencyTtlSeconds: e.IDEMPOTENCY_TTL_SECONDS,
     keepAliveTimeoutMs: e.KEEP_ALIVE_TIMEOUT_MS,

@@ -21,7 +21,7 @@ test('an HttpError carries the status of its code into the body', () => {
   }
 });
 
-test("the error table of docs/core.md lists exactly the codes of this table, with their statuses", () => {
+test('the error table of docs/core.md lists exactly the codes of this table, with their statuses', () => {
   const readme = readFileSync(fileURLToPath(new URL('../../../docs/core.md', import.meta.url)), 'utf8');
   const section = readme.slice(readme.indexOf('### Errors'), readme.indexOf('### Health'));
   const rows = [...section.matchAll(/^\| (\d{3}) \| `([a-z_]+)` \|/gm)].map((m) => [m[2], Number(m[1])]);

@@ -60,10 +60,7 @@ export function createCoreServer(config: CoreConfig, deps: CoreDeps): Server {
 
 async function readiness(store: PetStore) {
   try {
-    await Promise.race([
-      store.ping(),
-      new Promise((_, reject) => setTimeout(reject, READY_TIMEOUT_MS, new Error('ping timed out')).unref()),
-    ]);
+    await Promise.race([store.ping(), new Promise((_, reject) => setTimeout(reject, READY_TIMEOUT_MS, new Error('ping timed out')).unref())]);
     return { status: 200, body: { status: 'ready' } };
   } catch {
     return { status: 503, body: new HttpError('not_ready', 'The pet store is not reachable.').toBody() };

@@ -167,7 +167,13 @@ for (const kind of ['memory', 'redis'] as const satisfies StoreKind[]) {
     });
 
     test('headers over the size limit get 431 with an Error body', async () => {
-      const res = await send(core.url, { name: 'huge header', path: '/v1/pets', headers: { 'x-filler': 'x'.repeat(20_000) }, status: 431, code: 'headers_too_large' });
+      const res = await send(core.url, {
+        name: 'huge header',
+        path: '/v1/pets',
+        headers: { 'x-filler': 'x'.repeat(20_000) },
+        status: 431,
+        code: 'headers_too_large',
+      });
       await assertError(res, 431, 'headers_too_large');
     });
   });

@@ -16,7 +16,10 @@ async function createInParallel(urls: readonly string[]): Promise<number[]> {
 function assertAllOnce(created: readonly number[], walked: readonly number[]): void {
   assert.equal(new Set(created).size, CREATES, 'distinct ids');
   assert.equal(walked.length, CREATES, 'each pet listed once');
-  assert.deepEqual([...walked].sort((a, b) => a - b), [...created].sort((a, b) => a - b));
+  assert.deepEqual(
+    [...walked].sort((a, b) => a - b),
+    [...created].sort((a, b) => a - b),
+  );
 }
 
 describe('concurrent creates, memory store', () => {

@@ -55,7 +55,10 @@ for (const kind of ['memory', 'redis'] as const satisfies StoreKind[]) {
     test('ids are unique and increase with creation order', async () => {
       const ids: number[] = [];
       for (let i = 0; i < 5; i++) ids.push(((await (await postPet(url, { name: `p${i}`, categoryId: 1 })).json()) as { id: number }).id);
-      assert.deepEqual([...ids].sort((a, b) => a - b), ids);
+      assert.deepEqual(
+        [...ids].sort((a, b) => a - b),
+        ids,
+      );
       assert.equal(new Set(ids).size, ids.length);
     });
 
@@ -68,7 +71,10 @@ for (const kind of ['memory', 'redis'] as const satisfies StoreKind[]) {
       const next = nextLink(first);
       assert.ok(next?.startsWith('/v1/pets?limit=20&cursor='), next);
       const ids = await walkIds(url, '/v1/pets?limit=20');
-      assert.deepEqual([...ids].sort((a, b) => a - b), ids);
+      assert.deepEqual(
+        [...ids].sort((a, b) => a - b),
+        ids,
+      );
       assert.equal(new Set(ids).size, ids.length);
     });
 
@@ -106,7 +112,15 @@ for (const kind of ['memory', 'redis'] as const satisfies StoreKind[]) {
     test('a tampered or foreign cursor is a 400, never a 500', async () => {
       const first = await fetch(`${url}/v1/pets?limit=2`);
       const cursor = new URL(`http://x${nextLink(first)}`).searchParams.get('cursor') ?? '';
-      for (const bad of [`${cursor}x`, cursor.slice(1), 'AAAA', Buffer.from('after:-1').toString('base64url'), Buffer.from('after:99999999999999999').toString('base64url'), '%00', '....']) {
+      for (const bad of [
+        `${cursor}x`,
+        cursor.slice(1),
+        'AAAA',
+        Buffer.from('after:-1').toString('base64url'),
+        Buffer.from('after:99999999999999999').toString('base64url'),
+        '%00',
+        '....',
+      ]) {
         await assertError(await fetch(`${url}/v1/pets?cursor=${encodeURIComponent(bad)}`), 400, 'invalid_cursor');
       }
     });
@@ -151,9 +165,7 @@ for (const kind of ['memory', 'redis'] as const satisfies StoreKind[]) {
     });
 
     test('concurrent retries with one Idempotency-Key create one pet', async () => {
-      const answers = await Promise.all(
-        Array.from({ length: 20 }, () => postPet(url, { name: 'Race', categoryId: 5 }, { 'idempotency-key': 'race-1' })),
-      );
+      const answers = await Promise.all(Array.from({ length: 20 }, () => postPet(url, { name: 'Race', categoryId: 5 }, { 'idempotency-key': 'race-1' })));
       const ids = new Set(await Promise.all(answers.map(async (res) => ((await res.json()) as { id: number }).id)));
       assert.equal(ids.size, 1);
       assert.equal(answers.filter((res) => res.headers.get('idempotent-replayed') === null).length, 1);

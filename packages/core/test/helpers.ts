@@ -16,10 +16,7 @@ export interface RunningCore {
 }
 
 /** A core server on 127.0.0.1:0 with its own store (a fresh key prefix on a shared Redis). */
-export async function startCore(
-  kind: StoreKind,
-  options: { redisUrl?: string; env?: Record<string, string> } = {},
-): Promise<RunningCore> {
+export async function startCore(kind: StoreKind, options: { redisUrl?: string; env?: Record<string, string> } = {}): Promise<RunningCore> {
   const env: Record<string, string> = { PORT: '0', PETS_STORE: kind, ...options.env };
   if (kind === 'redis') {
     env.PETS_REDIS_URL = options.redisUrl ?? '';

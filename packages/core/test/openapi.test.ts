@@ -28,7 +28,13 @@ test('the document describes the whole interface', () => {
     Object.entries(methods).map(([method, op]) => `${method.toUpperCase()} ${path} ${op.operationId}`),
   );
   assert.deepEqual(operations, ['GET /pets listPets', 'POST /pets createPet', 'GET /pets/{petId} getPet', 'GET /store/orders listStoreOrders']);
-  assert.deepEqual(doc.servers.map((s) => [s.url, s.description]), [['https://{host}/v1', 'Production'], ['https://{host}/v1', 'Staging']]);
+  assert.deepEqual(
+    doc.servers.map((s) => [s.url, s.description]),
+    [
+      ['https://{host}/v1', 'Production'],
+      ['https://{host}/v1', 'Staging'],
+    ],
+  );
   assert.deepEqual(doc.security, [{ bearerAuth: [] }]);
   assert.deepEqual(doc.components.securitySchemes.bearerAuth, {
     type: 'http',

@@ -69,7 +69,10 @@ describe('core process, redis store', { skip: redisSkipReason() }, () => {
     await waitForReady(second.url);
     try {
       const pets = (await (await fetch(`${second.url}/v1/pets`)).json()) as { id: number; name: string }[];
-      assert.deepEqual(pets.map((pet) => pet.name), ['Durable', 'In flight']);
+      assert.deepEqual(
+        pets.map((pet) => pet.name),
+        ['Durable', 'In flight'],
+      );
       assert.equal(pets[0]?.id, created.id);
       const next = (await (await postPet(second.url, { name: 'After restart', categoryId: 3 })).json()) as { id: number };
       assert.ok(next.id > (pets[1]?.id ?? 0), 'ids keep increasing across restarts');

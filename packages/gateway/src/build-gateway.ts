@@ -89,14 +89,32 @@ export function buildGateway(config: GatewayConfig, deps: BuildDeps): BuiltGatew
     redis:
       redis === undefined || config.redis === undefined
         ? undefined
-        : { client: redis, prefix: config.redis.prefix, batchWindowMs: config.redis.batchWindowMs, commandTimeoutMs: config.redis.commandTimeoutMs, revocations },
+        : {
+            client: redis,
+            prefix: config.redis.prefix,
+            batchWindowMs: config.redis.batchWindowMs,
+            commandTimeoutMs: config.redis.commandTimeoutMs,
+            revocations,
+          },
     now,
     ...(deps.redisNow === undefined ? {} : { redisNow: deps.redisNow }),
     onDegraded: degraded('rate limits degraded: Redis did not answer in time', { policy: limitsOn ? config.rateLimits.onRedisFailure : 'off' }),
   });
   // With limits in Redis, the deny-list is asked in the limit's round trip; otherwise on its own.
   const authentication = createAuthentication(config.auth, { now, redisRevocations: rateLimiting?.checksRevocation === true ? undefined : revocations });
-  const readiness = redis === undefined ? [] : [{ name: 'redis', ready: () => redis.ping().then(() => true, () => false) }];
+  const readiness =
+    redis === undefined
+      ? []
+      : [
+          {
+            name: 'redis',
+            ready: () =>
+              redis.ping().then(
+                () => true,
+                () => false,
+              ),
+          },
+        ];
   // Ready once the deny-list's copy is loaded: before it, a Redis hiccup would refuse every key.
   if (revocations !== undefined) readiness.push({ name: 'revocations copy', ready: async () => revocations.copied() });
   const source = {};
@@ -105,7 +123,17 @@ export function buildGateway(config: GatewayConfig, deps: BuildDeps): BuiltGatew
   const metrics =
     config.metrics === undefined
       ? undefined
-      : createMetrics(source, { upstreamUp: () => upstream.ready(), redisUp: redis === undefined ? undefined : () => redis.ping().then(() => true, () => false) });
+      : createMetrics(source, {
+          upstreamUp: () => upstream.ready(),
+          redisUp:
+            redis === undefined
+              ? undefined
+              : () =>
+                  redis.ping().then(
+                    () => true,
+                    () => false,
+                  ),
+        });
   const metricsServer = metrics === undefined ? undefined : createMetricsServer(metrics.registry);
   const server = createGateway(config, { upstream, operations, readiness, authenticate: authentication?.authenticate, rateLimiting, now, source, docs });
   // A client that stops reading its answer holds a socket only about this long (Node bounds the rest).

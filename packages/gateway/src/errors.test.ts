@@ -14,10 +14,15 @@ test('every code is snake_case with a 4xx/5xx status and a sentence for a messag
   }
 });
 
-test("the gateway error table of docs/gateway.md lists exactly these codes, with their statuses", () => {
+test('the gateway error table of docs/gateway.md lists exactly these codes, with their statuses', () => {
   const readme = readFileSync(fileURLToPath(new URL('../../../docs/gateway.md', import.meta.url)), 'utf8');
   const start = readme.indexOf('### Gateway errors');
   const section = readme.slice(start, readme.indexOf('\n## ', start));
   const rows = [...section.matchAll(/^\| (\d{3}) \| `([a-z_]+)` \|/gm)].map((m) => [m[2], Number(m[1])]);
-  assert.deepEqual(rows.sort(), Object.entries(ERRORS).map(([code, { status }]) => [code, status]).sort());
+  assert.deepEqual(
+    rows.sort(),
+    Object.entries(ERRORS)
+      .map(([code, { status }]) => [code, status])
+      .sort(),
+  );
 });

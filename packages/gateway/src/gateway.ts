@@ -71,7 +71,11 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps): Server 
     createSunsetStep(config.enforceSunset, now),
     createBodyStep(config.bodyLimitBytes),
   ];
-  const forward = createForwardStep(upstream, { target: config.upstream.url, basePath: config.upstream.basePath, forwardAuthorization: config.upstream.forwardAuthorization });
+  const forward = createForwardStep(upstream, {
+    target: config.upstream.url,
+    basePath: config.upstream.basePath,
+    forwardAuthorization: config.upstream.forwardAuthorization,
+  });
 
   async function run(x: Exchange): Promise<Answer> {
     for (const step of steps) {
@@ -89,7 +93,14 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps): Server 
     run(x)
       .then((answer) => void writeAnswer(x, answer))
       .catch((failure: unknown) => answerFailure(x, failure))
-      .then(() => publishRequestEnd({ request: x.record, status: res.statusCode, durationMs: performance.now() - x.record.startedAt, ...(x.failure === undefined ? {} : { error: x.failure }) }));
+      .then(() =>
+        publishRequestEnd({
+          request: x.record,
+          status: res.statusCode,
+          durationMs: performance.now() - x.record.startedAt,
+          ...(x.failure === undefined ? {} : { error: x.failure }),
+        }),
+      );
   }
   return createListener(config, onRequest, { matchRoute, decideAnonymous: rateLimiting === undefined ? undefined : guard.decideAnonymous, docUrl });
 }

@@ -37,7 +37,11 @@ after(async () => {
   await upstream?.close();
 });
 
-const lines = () => output.split('\n').filter((line) => line !== '').map((line) => JSON.parse(line) as Line);
+const lines = () =>
+  output
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => JSON.parse(line) as Line);
 
 /** The access line of the request sent with `X-Request-Id: id`, once written (it follows the answer). */
 async function lineOf(id: string): Promise<Line> {

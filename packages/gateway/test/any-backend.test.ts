@@ -6,7 +6,16 @@ import type { TLSSocket } from 'node:tls';
 import { after, before, describe, test } from 'node:test';
 import { commandSkipReason, selfSignedCertificate } from '@animal-store/testkit';
 import { createTestKeyring } from './keys-fixture.js';
-import { PROXY_TEST_PATHS, rawExchange, startGateway, startRecordingUpstream, temporaryDir, writeDocument, type RecordingUpstream, type RunningGateway } from './helpers.js';
+import {
+  PROXY_TEST_PATHS,
+  rawExchange,
+  startGateway,
+  startRecordingUpstream,
+  temporaryDir,
+  writeDocument,
+  type RecordingUpstream,
+  type RunningGateway,
+} from './helpers.js';
 
 // What it takes to put the gateway in front of a pets backend we did not write: another base
 // path, a document with only what OpenAPI requires, a backend that checks the key itself,
@@ -70,7 +79,12 @@ describe('a document with only what OpenAPI requires', () => {
 });
 
 describe('readiness of a backend that has no open /readyz', () => {
-  for (const [status, ready] of [[200, 200], [401, 200], [404, 200], [503, 503]] as const) {
+  for (const [status, ready] of [
+    [200, 200],
+    [401, 200],
+    [404, 200],
+    [503, 503],
+  ] as const) {
     test(`the backend answers ${status} → /readyz ${ready}`, async () => {
       const upstream = await startRecordingUpstream({ '/readyz': (_req, res) => res.writeHead(status).end() });
       const gateway = await startGateway({ UPSTREAM_URL: upstream.url, OPENAPI_FILE: writeDocument(PROXY_TEST_PATHS) });
@@ -95,7 +109,12 @@ describe('a backend that checks the key itself: FORWARD_AUTHORIZATION', () => {
 
   for (const forward of [false, true]) {
     test(`FORWARD_AUTHORIZATION=${forward}: the verified credential ${forward ? 'goes on' : 'stays at the gateway'}, the identity always goes`, async () => {
-      const gateway = await startGateway({ UPSTREAM_URL: upstream.url, OPENAPI_FILE: writeDocument(PROXY_TEST_PATHS), JWKS_FILE: keyring.files.jwks, FORWARD_AUTHORIZATION: String(forward) });
+      const gateway = await startGateway({
+        UPSTREAM_URL: upstream.url,
+        OPENAPI_FILE: writeDocument(PROXY_TEST_PATHS),
+        JWKS_FILE: keyring.files.jwks,
+        FORWARD_AUTHORIZATION: String(forward),
+      });
       try {
         const { token } = await keyring.issue({ sub: 'acme' });
         const res = await fetch(`${gateway.url}/v1/echo`, { headers: { authorization: `Bearer ${token}` } });
@@ -134,9 +153,12 @@ describe('CORS: browsers on the allowed origins', () => {
   });
 
   const preflight = (origin: string, path = '/v1/echo') =>
-    fetch(`${gateway.url}${path}`, { method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type' } });
+    fetch(`${gateway.url}${path}`, {
+      method: 'OPTIONS',
+      headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type' },
+    });
 
-  test('a preflight is answered by the gateway: 204, the path\'s methods, no key, nothing sent upstream', async () => {
+  test("a preflight is answered by the gateway: 204, the path's methods, no key, nothing sent upstream", async () => {
     const before = upstream.requests.length;
     const res = await preflight('https://app.example.com');
     assert.equal(res.status, 204);
@@ -152,7 +174,11 @@ describe('CORS: browsers on the allowed origins', () => {
     const res = await preflight('https://evil.example.net');
     assert.equal(res.status, 403);
     assert.equal(res.headers.get('access-control-allow-origin'), null);
-    assert.deepEqual(await res.json(), { code: 'origin_not_allowed', message: 'Browsers on https://evil.example.net may not call this API (CORS_ORIGINS).', status: 403 });
+    assert.deepEqual(await res.json(), {
+      code: 'origin_not_allowed',
+      message: 'Browsers on https://evil.example.net may not call this API (CORS_ORIGINS).',
+      status: 403,
+    });
   });
 
   test('answers to an allowed origin expose the rate-limit, paging and deprecation headers; others get no CORS headers', async () => {
@@ -161,7 +187,8 @@ describe('CORS: browsers on the allowed origins', () => {
     assert.equal(res.status, 200);
     assert.equal(res.headers.get('access-control-allow-origin'), 'https://app.example.com');
     const exposed = (res.headers.get('access-control-expose-headers') ?? '').split(', ');
-    for (const name of ['x-ratelimit-remaining', 'x-ratelimit-reset', 'ratelimit', 'retry-after', 'link', 'location', 'deprecation', 'sunset', 'x-request-id']) assert.ok(exposed.includes(name), name);
+    for (const name of ['x-ratelimit-remaining', 'x-ratelimit-reset', 'ratelimit', 'retry-after', 'link', 'location', 'deprecation', 'sunset', 'x-request-id'])
+      assert.ok(exposed.includes(name), name);
     const refused = await fetch(`${gateway.url}/v1/echo`, { headers: { origin: 'https://app.example.com' } });
     assert.equal(refused.status, 401);
     assert.equal(refused.headers.get('access-control-allow-origin'), 'https://app.example.com', 'a browser script can read its 401');
@@ -169,9 +196,10 @@ describe('CORS: browsers on the allowed origins', () => {
     assert.equal(other.headers.get('access-control-allow-origin'), null);
   });
 
-  test('a backend\'s own Access-Control-* headers never cross the gateway, with CORS on or off', async () => {
+  test("a backend's own Access-Control-* headers never cross the gateway, with CORS on or off", async () => {
     const open = await startRecordingUpstream({
-      '/v1/echo': (_req, res) => res.writeHead(200, { 'access-control-allow-origin': '*', 'access-control-allow-credentials': 'true', 'content-type': 'application/json' }).end('{}'),
+      '/v1/echo': (_req, res) =>
+        res.writeHead(200, { 'access-control-allow-origin': '*', 'access-control-allow-credentials': 'true', 'content-type': 'application/json' }).end('{}'),
     });
     for (const CORS_ORIGINS of ['https://app.example.com', '']) {
       const gateway = await startGateway({ UPSTREAM_URL: open.url, OPENAPI_FILE: writeDocument(PROXY_TEST_PATHS), CORS_ORIGINS });
@@ -190,7 +218,10 @@ describe('CORS: browsers on the allowed origins', () => {
   test('without CORS_ORIGINS a preflight is an ordinary OPTIONS request (405 where the document has none)', async () => {
     const plain = await startGateway({ UPSTREAM_URL: upstream.url, OPENAPI_FILE: writeDocument({ '/echo': { get: { operationId: 'echo' } } }) });
     try {
-      const res = await fetch(`${plain.url}/v1/echo`, { method: 'OPTIONS', headers: { origin: 'https://app.example.com', 'access-control-request-method': 'GET' } });
+      const res = await fetch(`${plain.url}/v1/echo`, {
+        method: 'OPTIONS',
+        headers: { origin: 'https://app.example.com', 'access-control-request-method': 'GET' },
+      });
       assert.equal(res.status, 405);
       assert.equal(res.headers.get('access-control-allow-origin'), null);
     } finally {
@@ -199,11 +230,16 @@ describe('CORS: browsers on the allowed origins', () => {
   });
 });
 
-describe('TLS on the gateway\'s listener', { skip: commandSkipReason('openssl', 'apt-get install openssl') }, () => {
+describe("TLS on the gateway's listener", { skip: commandSkipReason('openssl', 'apt-get install openssl') }, () => {
   test('TLS_CERT_FILE and TLS_KEY_FILE: the API is served over HTTPS only', async () => {
     const upstream = await startRecordingUpstream();
     const tls = selfSignedCertificate(temporaryDir('gw-tls-'));
-    const gateway = await startGateway({ UPSTREAM_URL: upstream.url, OPENAPI_FILE: writeDocument(PROXY_TEST_PATHS), TLS_CERT_FILE: tls.certFile, TLS_KEY_FILE: tls.keyFile });
+    const gateway = await startGateway({
+      UPSTREAM_URL: upstream.url,
+      OPENAPI_FILE: writeDocument(PROXY_TEST_PATHS),
+      TLS_CERT_FILE: tls.certFile,
+      TLS_KEY_FILE: tls.keyFile,
+    });
     try {
       assert.match(gateway.url, /^https:/);
       const answer = await new Promise<{ status: number; body: string; protocol: string }>((resolve, reject) => {
@@ -228,8 +264,8 @@ describe('TLS on the gateway\'s listener', { skip: commandSkipReason('openssl', 
   });
 });
 
-describe('answers made by the HTTP parser carry the gateway\'s headers', () => {
-  test('431: the anonymous limit\'s state, and getPet\'s deprecation headers', async () => {
+describe("answers made by the HTTP parser carry the gateway's headers", () => {
+  test("431: the anonymous limit's state, and getPet's deprecation headers", async () => {
     const upstream = await startRecordingUpstream();
     const keyring = await createTestKeyring();
     // The interface's own document (getPet is deprecated) and the shipped plans.

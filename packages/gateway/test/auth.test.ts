@@ -21,12 +21,15 @@ describe('API keys at the gateway', () => {
     keyring = await createTestKeyring();
     stagingKeyring = await createTestKeyring('animal-store-staging');
     upstream = await startRecordingUpstream();
-    gateway = await startGateway({
-      UPSTREAM_URL: upstream.url,
-      OPENAPI_FILE: writeDocument(PROXY_TEST_PATHS),
-      JWKS_FILE: keyring.files.jwks,
-      REVOCATIONS_FILE: keyring.files.revoked,
-    }, () => Date.now() + ahead);
+    gateway = await startGateway(
+      {
+        UPSTREAM_URL: upstream.url,
+        OPENAPI_FILE: writeDocument(PROXY_TEST_PATHS),
+        JWKS_FILE: keyring.files.jwks,
+        REVOCATIONS_FILE: keyring.files.revoked,
+      },
+      () => Date.now() + ahead,
+    );
     good = (await keyring.issue({ plan: 'business', sub: 'acme' })).token;
   });
   after(async () => {

@@ -10,10 +10,7 @@ const SUNSET = Date.parse('2030-12-05T00:00:00Z');
 function assertDeprecationHeaders(res: Response): void {
   assert.equal(res.headers.get('deprecation'), `@${Date.parse('2026-11-22T00:00:00Z') / 1000}`);
   assert.equal(res.headers.get('sunset'), 'Thu, 05 Dec 2030 00:00:00 GMT');
-  assert.equal(
-    res.headers.get('link'),
-    '</v1/pets?status=available>; rel="successor-version", </docs/deprecations>; rel="deprecation"; type="text/markdown"',
-  );
+  assert.equal(res.headers.get('link'), '</v1/pets?status=available>; rel="successor-version", </docs/deprecations>; rel="deprecation"; type="text/markdown"');
 }
 
 describe('deprecation and sunset of getPet, in front of the real core', () => {
@@ -25,7 +22,11 @@ describe('deprecation and sunset of getPet, in front of the real core', () => {
   before(async () => {
     core = await startService({ entry: CORE_MAIN, env: { PORT: '0' } });
     gateway = await startGateway({ UPSTREAM_URL: core.url }, () => clock);
-    const created = await fetch(`${gateway.url}/v1/pets`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"name":"Old","categoryId":1}' });
+    const created = await fetch(`${gateway.url}/v1/pets`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"name":"Old","categoryId":1}',
+    });
     petPath = created.headers.get('location') ?? '';
   });
   after(async () => {

@@ -28,7 +28,11 @@ describe('early answers close the connection instead of draining the body', () =
   const CASES: [name: string, head: () => string, status: number][] = [
     ['a 256 MiB POST to an unknown path', () => 'POST /v1/nowhere HTTP/1.1\r\nHost: gw\r\nContent-Length: 268435456\r\n\r\n', 404],
     ['an unauthenticated 256 MiB POST', () => 'POST /v1/echo HTTP/1.1\r\nHost: gw\r\nContent-Length: 268435456\r\n\r\n', 401],
-    ['an endless chunked upload with a key', () => `POST /v1/echo HTTP/1.1\r\nHost: gw\r\nAuthorization: Bearer ${token}\r\nTransfer-Encoding: chunked\r\n\r\n40000\r\n`, 413],
+    [
+      'an endless chunked upload with a key',
+      () => `POST /v1/echo HTTP/1.1\r\nHost: gw\r\nAuthorization: Bearer ${token}\r\nTransfer-Encoding: chunked\r\n\r\n40000\r\n`,
+      413,
+    ],
   ];
   for (const [name, head, status] of CASES) {
     test(`${name}: the ${status} arrives, then the gateway stops reading within its bounds`, async () => {
@@ -38,7 +42,10 @@ describe('early answers close the connection instead of draining the body', () =
       assert.ok(closedAfterMs !== undefined && closedAfterMs < 4000, `closed after ${closedAfterMs} ms`);
       // At most the lingering 4 MiB are read; the rest is what the kernels' buffers held.
       assert.ok(sent < 48 * 1024 * 1024, `the client could send ${(sent / 1048576).toFixed(0)} MiB`);
-      assert.equal(upstream.requests.some((r) => r.method === 'POST'), false);
+      assert.equal(
+        upstream.requests.some((r) => r.method === 'POST'),
+        false,
+      );
     });
   }
 
@@ -47,7 +54,9 @@ describe('early answers close the connection instead of draining the body', () =
     for (let i = 0; i < 20; i++) {
       const reply = await new Promise<string>((resolve) => {
         const socket = connect(gateway.port, '127.0.0.1', () => {
-          socket.write(`POST /v1/echo HTTP/1.1\r\nHost: gw\r\nAuthorization: Bearer ${token}\r\nTransfer-Encoding: chunked\r\n\r\n${body.length.toString(16)}\r\n`);
+          socket.write(
+            `POST /v1/echo HTTP/1.1\r\nHost: gw\r\nAuthorization: Bearer ${token}\r\nTransfer-Encoding: chunked\r\n\r\n${body.length.toString(16)}\r\n`,
+          );
           socket.write(body);
           socket.write('\r\n0\r\n\r\n');
         });
@@ -81,25 +90,30 @@ describe('early answers close the connection instead of draining the body', () =
 describe('sockets of refused requests cost the gateway a bounded time', () => {
   test('200 clients too slow to send their headers, answered 408, that then never read nor close: their descriptors are freed within seconds', async () => {
     const upstream = await startRecordingUpstream();
-    const gateway = await startService({ entry: MAIN, env: { PORT: '0', AUTH: 'off', RATE_LIMITS: 'off', HEADERS_TIMEOUT_MS: '500', UPSTREAM_URL: upstream.url, OPENAPI_FILE: writeDocument(PROXY_TEST_PATHS) } });
+    const gateway = await startService({
+      entry: MAIN,
+      env: { PORT: '0', AUTH: 'off', RATE_LIMITS: 'off', HEADERS_TIMEOUT_MS: '500', UPSTREAM_URL: upstream.url, OPENAPI_FILE: writeDocument(PROXY_TEST_PATHS) },
+    });
     const port = Number(new URL(gateway.url).port);
     const descriptors = () => readdirSync(`/proc/${gateway.child.pid}/fd`).length;
     const sockets: Socket[] = [];
     try {
       const baseline = descriptors();
       await Promise.all(
-        Array.from({ length: 200 }, () =>
-          new Promise<void>((resolve) => {
-            // allowHalfOpen: our FIN gets no FIN back, as from a client that never closes.
-            const socket = connect({ port, host: '127.0.0.1', allowHalfOpen: true }, () => socket.write('GET /v1/echo HTTP/1.1\r\nHost: gw\r\n'));
-            socket.on('error', () => {});
-            // Keep the socket, read the answer's first bytes then stop reading, never close.
-            socket.once('data', () => {
-              socket.pause();
-              resolve();
-            });
-            sockets.push(socket);
-          }),
+        Array.from(
+          { length: 200 },
+          () =>
+            new Promise<void>((resolve) => {
+              // allowHalfOpen: our FIN gets no FIN back, as from a client that never closes.
+              const socket = connect({ port, host: '127.0.0.1', allowHalfOpen: true }, () => socket.write('GET /v1/echo HTTP/1.1\r\nHost: gw\r\n'));
+              socket.on('error', () => {});
+              // Keep the socket, read the answer's first bytes then stop reading, never close.
+              socket.once('data', () => {
+                socket.pause();
+                resolve();
+              });
+              sockets.push(socket);
+            }),
         ),
       );
       const deadline = Date.now() + 6000;

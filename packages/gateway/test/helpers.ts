@@ -167,16 +167,30 @@ export async function startGateway(
 ): Promise<RunningGateway> {
   // Proxy and routing tests run without keys and limits unless they configure them.
   const auth = env.JWKS_FILE ?? env.JWKS_URL ?? env.JWKS ?? env.AUTH;
-  const defaults = { ...(auth === undefined ? { AUTH: 'off' } : {}), ...(env.RATE_LIMITS === undefined && env.PLANS_FILE === undefined ? { RATE_LIMITS: 'off' } : {}) };
+  const defaults = {
+    ...(auth === undefined ? { AUTH: 'off' } : {}),
+    ...(env.RATE_LIMITS === undefined && env.PLANS_FILE === undefined ? { RATE_LIMITS: 'off' } : {}),
+  };
   const result = loadConfig({ PORT: '0', LOG_LEVEL: 'silent', ...defaults, ...env });
   if (!result.ok) throw new Error(result.problems.join('; '));
   const { config } = result;
   // GATEWAY_TEST_LOG=debug shows the gateway's log lines while debugging a test.
-  const built = buildGateway(config, { logger: options.logger ?? pino({ level: process.env.GATEWAY_TEST_LOG ?? 'silent' }), ...(now === undefined ? {} : { now }), ...(redisNow === undefined ? {} : { redisNow }) });
+  const built = buildGateway(config, {
+    logger: options.logger ?? pino({ level: process.env.GATEWAY_TEST_LOG ?? 'silent' }),
+    ...(now === undefined ? {} : { now }),
+    ...(redisNow === undefined ? {} : { redisNow }),
+  });
   const { server, upstream, redis } = built;
   // The client connects in the background; tests start once it has (what /readyz waits for in production).
   const connectBy = Date.now() + 10_000;
-  while (redis !== undefined && options.waitForRedis !== false && !(await redis.ping().then(() => true, () => false))) {
+  while (
+    redis !== undefined &&
+    options.waitForRedis !== false &&
+    !(await redis.ping().then(
+      () => true,
+      () => false,
+    ))
+  ) {
     if (Date.now() > connectBy) throw new Error('the gateway could not connect to Redis');
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
@@ -240,9 +254,14 @@ const KEYS_CLI = fileURLToPath(new URL('../src/cli/keys.ts', import.meta.url));
  */
 export function keysCli(env: Record<string, string>, ...args: string[]): Promise<{ status: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', KEYS_CLI, ...args], { env: { PATH: process.env.PATH, ...env }, timeout: 20_000 }, (error, stdout, stderr) => {
-      resolve({ status: error === null ? 0 : typeof error.code === 'number' ? error.code : 1, stdout: stdout.trim(), stderr });
-    });
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', KEYS_CLI, ...args],
+      { env: { PATH: process.env.PATH, ...env }, timeout: 20_000 },
+      (error, stdout, stderr) => {
+        resolve({ status: error === null ? 0 : typeof error.code === 'number' ? error.code : 1, stdout: stdout.trim(), stderr });
+      },
+    );
   });
 }
 
@@ -251,9 +270,16 @@ export function keysCli(env: Record<string, string>, ...args: string[]): Promise
  * did. Resolves with the CLI's exit code and how long after its exit the kill signal was sent
  * (the time to the `kill` call; the kernel delivers it at once).
  */
-export function revokeThenKill(env: Record<string, string>, jti: string, redis: RedisServer): Promise<{ status: number | null; killedAfterMs: number; stderr: string }> {
+export function revokeThenKill(
+  env: Record<string, string>,
+  jti: string,
+  redis: RedisServer,
+): Promise<{ status: number | null; killedAfterMs: number; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', KEYS_CLI, 'revoke', jti], { env: { PATH: TEST_ENV.path, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', KEYS_CLI, 'revoke', jti], {
+      env: { PATH: TEST_ENV.path, ...env },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     child.once('exit', (status) => {

@@ -20,7 +20,10 @@ test('the gateway process serves /metrics on METRICS_PORT, loopback by default, 
     assert.match(gateway.output(), new RegExp(`"metricsUrl":"http://127\\.0\\.0\\.1:${metricsPort}/metrics"`));
     const res = await fetch(`http://127.0.0.1:${metricsPort}/metrics`);
     assert.equal(res.status, 200);
-    assert.match(await res.text(), /^http_server_request_duration_seconds_count\{http_request_method="GET",http_route="\/v1\/echo",http_response_status_code="200",outcome="proxied"\} 1$/m);
+    assert.match(
+      await res.text(),
+      /^http_server_request_duration_seconds_count\{http_request_method="GET",http_route="\/v1\/echo",http_response_status_code="200",outcome="proxied"\} 1$/m,
+    );
     assert.equal((await fetch(`http://127.0.0.1:${metricsPort}/v1/echo`)).status, 404, 'the admin listener serves nothing else');
     assert.equal((await fetch(`${gateway.url}/metrics`)).status, 404, 'the public port does not serve the metrics');
     assert.equal(await gateway.stop('SIGTERM'), 0, gateway.output());

@@ -35,7 +35,12 @@ async function startPrism(): Promise<{ url: string; child: ChildProcess; output:
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 30_000;
-  while (!(await fetch(`${url}/pets`).then(() => true, () => false))) {
+  while (
+    !(await fetch(`${url}/pets`).then(
+      () => true,
+      () => false,
+    ))
+  ) {
     if (child.exitCode !== null || Date.now() > deadline) {
       child.kill('SIGKILL');
       throw new Error(`prism did not start:\n${output}`);
@@ -55,7 +60,13 @@ describe('in front of Stoplight Prism mocking the interface at "/" with its secu
     prism = await startPrism();
     keyring = await createTestKeyring();
     key = (await keyring.issue({ plan: 'pro', sub: 'acme' })).token;
-    gateway = await startGateway({ UPSTREAM_URL: prism.url, UPSTREAM_BASE_PATH: '/', FORWARD_AUTHORIZATION: 'true', JWKS_FILE: keyring.files.jwks, RATE_LIMITS: 'on' });
+    gateway = await startGateway({
+      UPSTREAM_URL: prism.url,
+      UPSTREAM_BASE_PATH: '/',
+      FORWARD_AUTHORIZATION: 'true',
+      JWKS_FILE: keyring.files.jwks,
+      RATE_LIMITS: 'on',
+    });
   });
   after(async () => {
     await gateway?.close();
@@ -64,24 +75,31 @@ describe('in front of Stoplight Prism mocking the interface at "/" with its secu
 
   /** `token` null: no Authorization header at all. */
   const call = (path: string, init: RequestInit = {}, token: string | null = key) =>
-    fetch(`${gateway.url}${path}`, { ...init, headers: { ...(token === null ? {} : { authorization: `Bearer ${token}` }), ...(init.headers as Record<string, string>) } });
+    fetch(`${gateway.url}${path}`, {
+      ...init,
+      headers: { ...(token === null ? {} : { authorization: `Bearer ${token}` }), ...(init.headers as Record<string, string>) },
+    });
 
-  test('listPets: 200 with an array, and the gateway\'s own rate-limit headers, not the mock\'s', async () => {
+  test("listPets: 200 with an array, and the gateway's own rate-limit headers, not the mock's", async () => {
     const res = await call('/v1/pets?limit=5');
     assert.equal(res.status, 200, await res.clone().text());
     assert.ok(Array.isArray(await res.json()));
-    assert.equal(res.headers.get('x-ratelimit-limit'), '300', 'the pro plan, not the mock\'s example value');
+    assert.equal(res.headers.get('x-ratelimit-limit'), '300', "the pro plan, not the mock's example value");
     assert.match(res.headers.get('ratelimit') ?? '', /^"minute";r=\d+;t=\d+, "day";r=\d+;t=\d+$/);
-    assert.equal(res.headers.get('access-control-allow-origin'), null, 'the mock\'s CORS headers stay behind');
+    assert.equal(res.headers.get('access-control-allow-origin'), null, "the mock's CORS headers stay behind");
   });
 
-  test('listPets with a limit out of range: the backend\'s 4xx passes through', async () => {
+  test("listPets with a limit out of range: the backend's 4xx passes through", async () => {
     const res = await call('/v1/pets?limit=1000');
     assert.ok(res.status === 400 || res.status === 422, String(res.status));
   });
 
   test('createPet: a valid NewPet is 201; an invalid one is refused by the backend', async () => {
-    const created = await call('/v1/pets', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Rex', categoryId: 1 }) });
+    const created = await call('/v1/pets', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'Rex', categoryId: 1 }),
+    });
     assert.equal(created.status, 201, await created.clone().text());
     assert.equal(typeof ((await created.json()) as { id: unknown }).id, 'number');
     const invalid = await call('/v1/pets', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ nme: 'Rex' }) });
@@ -89,7 +107,7 @@ describe('in front of Stoplight Prism mocking the interface at "/" with its secu
     assert.match(invalid.headers.get('sl-violations') ?? '', /required property 'name'/);
   });
 
-  test('getPet: 200 with the gateway\'s deprecation headers; an id that is not an integer is the backend\'s 400', async () => {
+  test("getPet: 200 with the gateway's deprecation headers; an id that is not an integer is the backend's 400", async () => {
     const res = await call('/v1/pets/7');
     assert.equal(res.status, 200, await res.clone().text());
     assert.match(res.headers.get('deprecation') ?? '', /^@\d+$/);
@@ -98,7 +116,7 @@ describe('in front of Stoplight Prism mocking the interface at "/" with its secu
     assert.equal((await call('/v1/pets/abc')).status, 400);
   });
 
-  test('no key or a bad key: the gateway\'s 401, and nothing reaches the backend\'s own check', async () => {
+  test("no key or a bad key: the gateway's 401, and nothing reaches the backend's own check", async () => {
     for (const token of [null, 'not-a-key']) {
       const res = await call('/v1/pets', {}, token);
       assert.equal(res.status, 401);
@@ -117,7 +135,7 @@ describe('in front of Stoplight Prism mocking the interface at "/" with its secu
     }
   });
 
-  test('without UPSTREAM_BASE_PATH every call is the backend\'s 404: why the setting exists', async () => {
+  test("without UPSTREAM_BASE_PATH every call is the backend's 404: why the setting exists", async () => {
     const unchanged = await startGateway({ UPSTREAM_URL: prism.url, FORWARD_AUTHORIZATION: 'true', JWKS_FILE: keyring.files.jwks });
     try {
       assert.equal((await fetch(`${unchanged.url}/v1/pets`, { headers: { authorization: `Bearer ${key}` } })).status, 404);

@@ -83,7 +83,10 @@ test('a port in use: exit 1 with what to do, no stack trace', async () => {
   try {
     const run = runMain({ AUTH: 'off', PORT: String((holder.address() as AddressInfo).port) });
     assert.equal(run.status, 1, run.stderr);
-    assert.match(run.stdout, /"msg":"gateway cannot listen on 127\.0\.0\.1:\d+: the port is already in use by another program; stop it, or set PORT to another port \(PORT=0 picks a free one\)"/);
+    assert.match(
+      run.stdout,
+      /"msg":"gateway cannot listen on 127\.0\.0\.1:\d+: the port is already in use by another program; stop it, or set PORT to another port \(PORT=0 picks a free one\)"/,
+    );
     assert.doesNotMatch(run.stdout, /"stack"/);
   } finally {
     holder.close();

@@ -2,7 +2,16 @@ import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import { PROXY_ENGINES } from '../src/proxy/index.js';
-import { BIG_BODY_BYTES, PROXY_TEST_PATHS, rawExchange, startGateway, startRecordingUpstream, writeDocument, type RecordingUpstream, type RunningGateway } from './helpers.js';
+import {
+  BIG_BODY_BYTES,
+  PROXY_TEST_PATHS,
+  rawExchange,
+  startGateway,
+  startRecordingUpstream,
+  writeDocument,
+  type RecordingUpstream,
+  type RunningGateway,
+} from './helpers.js';
 
 async function assertGatewayError(res: Response, status: number, code: string): Promise<void> {
   const text = await res.text();
@@ -23,7 +32,13 @@ for (const engine of PROXY_ENGINES) {
 
     before(async () => {
       upstream = await startRecordingUpstream();
-      gateway = await startGateway({ PROXY_ENGINE: engine, UPSTREAM_URL: upstream.url, OPENAPI_FILE: document, UPSTREAM_TIMEOUT_MS: '300', TRUST_PROXY: '10.0.0.0/8' });
+      gateway = await startGateway({
+        PROXY_ENGINE: engine,
+        UPSTREAM_URL: upstream.url,
+        OPENAPI_FILE: document,
+        UPSTREAM_TIMEOUT_MS: '300',
+        TRUST_PROXY: '10.0.0.0/8',
+      });
     });
     after(async () => {
       await gateway?.close();
@@ -65,7 +80,20 @@ for (const engine of PROXY_ENGINES) {
         'Forwarded: for=1.2.3.4\r\nX-Real-IP: 1.2.3.4\r\nX-Forwarded-For: 6.6.6.6\r\nX-Forwarded-Host: evil.test\r\nX-Forwarded-Proto: https\r\nX-Keep: yes\r\n\r\n';
       const reply = await rawExchange(gateway.port, raw, (text) => text.includes('}'));
       const headers = (JSON.parse(reply.slice(reply.indexOf('{'))) as { headers: Record<string, string> }).headers;
-      for (const name of ['x_api_subject', 'x_forwarded_for', 'x-drop-me', 'keep-alive', 'te', 'proxy-authorization', 'x-api-subject', 'x-api-plan', 'x-api-key-id', 'x-api-anything', 'forwarded', 'x-real-ip']) {
+      for (const name of [
+        'x_api_subject',
+        'x_forwarded_for',
+        'x-drop-me',
+        'keep-alive',
+        'te',
+        'proxy-authorization',
+        'x-api-subject',
+        'x-api-plan',
+        'x-api-key-id',
+        'x-api-anything',
+        'forwarded',
+        'x-real-ip',
+      ]) {
         assert.equal(headers[name], undefined, `${name} must not be forwarded`);
       }
       assert.equal(headers['x-keep'], 'yes');
@@ -82,7 +110,16 @@ for (const engine of PROXY_ENGINES) {
         'X-Original-URL: /admin\r\nX-Rewrite-URL: /admin\r\nX-HTTP-Method-Override: DELETE\r\nX-HTTP-Method: DELETE\r\nX-Method-Override: DELETE\r\nX-Keep: yes\r\n\r\n';
       const reply = await rawExchange(gateway.port, raw, (text) => text.includes('}'));
       const headers = (JSON.parse(reply.slice(reply.indexOf('{'))) as { headers: Record<string, string> }).headers;
-      for (const name of ['x-api.subject', 'x-api.plan', 'x.forwarded.for', 'x-original-url', 'x-rewrite-url', 'x-http-method-override', 'x-http-method', 'x-method-override']) {
+      for (const name of [
+        'x-api.subject',
+        'x-api.plan',
+        'x.forwarded.for',
+        'x-original-url',
+        'x-rewrite-url',
+        'x-http-method-override',
+        'x-http-method',
+        'x-method-override',
+      ]) {
         assert.equal(headers[name], undefined, `${name} must not be forwarded`);
       }
       assert.equal(headers['x-keep'], 'yes');
@@ -169,7 +206,10 @@ for (const engine of PROXY_ENGINES) {
       assert.equal(res.status, 200);
       const body = Buffer.from(await res.arrayBuffer());
       assert.equal(body.length, BIG_BODY_BYTES);
-      assert.ok(body.every((byte, i) => byte === (i % (64 * 1024)) % 251), 'every byte as the upstream sent it');
+      assert.ok(
+        body.every((byte, i) => byte === (i % (64 * 1024)) % 251),
+        'every byte as the upstream sent it',
+      );
     });
 
     if (engine === 'undici') {
@@ -182,7 +222,13 @@ for (const engine of PROXY_ENGINES) {
     }
 
     test('a request queued behind busy upstream connections is a 504 in time, not held until one frees', { timeout: 5000 }, async () => {
-      const narrow = await startGateway({ PROXY_ENGINE: engine, UPSTREAM_URL: upstream.url, OPENAPI_FILE: document, UPSTREAM_TIMEOUT_MS: '300', UPSTREAM_MAX_SOCKETS: '1' });
+      const narrow = await startGateway({
+        PROXY_ENGINE: engine,
+        UPSTREAM_URL: upstream.url,
+        OPENAPI_FILE: document,
+        UPSTREAM_TIMEOUT_MS: '300',
+        UPSTREAM_MAX_SOCKETS: '1',
+      });
       const controller = new AbortController();
       try {
         // The one connection streams an endless answer that is read as it comes.
@@ -227,7 +273,13 @@ for (const engine of PROXY_ENGINES) {
 
   describe(`Node's server limits answer with Error bodies (PROXY_ENGINE=${engine})`, () => {
     test('headers that arrive too slowly get 408, oversized headers 431', async () => {
-      const gateway = await startGateway({ PROXY_ENGINE: engine, UPSTREAM_URL: 'http://127.0.0.1:9', HEADERS_TIMEOUT_MS: '200', REQUEST_TIMEOUT_MS: '300', MAX_HEADER_SIZE: '2048' });
+      const gateway = await startGateway({
+        PROXY_ENGINE: engine,
+        UPSTREAM_URL: 'http://127.0.0.1:9',
+        HEADERS_TIMEOUT_MS: '200',
+        REQUEST_TIMEOUT_MS: '300',
+        MAX_HEADER_SIZE: '2048',
+      });
       try {
         const slow = await rawExchange(gateway.port, 'GET /v1/pets HTTP/1.1\r\nHost: gw\r\nX-Slow: 1', () => false, 3000);
         assert.match(slow, /^HTTP\/1\.1 408 Request Timeout\r\n/);

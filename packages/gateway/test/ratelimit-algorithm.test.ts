@@ -91,7 +91,13 @@ describe('the Redis script gives the in-process answers', { skip: redisSkipReaso
   before(async () => {
     redis = await startRedis();
     client = createRedisClient(redis.url, { commandTimeoutMs: 1000 });
-    while (!(await client.ping().then(() => true, () => false))) await new Promise((resolve) => setTimeout(resolve, 20));
+    while (
+      !(await client.ping().then(
+        () => true,
+        () => false,
+      ))
+    )
+      await new Promise((resolve) => setTimeout(resolve, 20));
   });
   after(async () => {
     await client?.close();
@@ -112,7 +118,10 @@ describe('the Redis script gives the in-process answers', { skip: redisSkipReaso
           `seed ${seed}, request ${i} at ${times[i]}`,
         );
       }
-      assertNeverOverLimit(times.filter((_, i) => shared[i]?.allowed), POLICY);
+      assertNeverOverLimit(
+        times.filter((_, i) => shared[i]?.allowed),
+        POLICY,
+      );
     }
   });
 

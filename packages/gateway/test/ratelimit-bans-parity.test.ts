@@ -45,7 +45,13 @@ describe('bans and strikes: the Redis script gives the in-process answers', { sk
   before(async () => {
     redis = await startRedis();
     client = createRedisClient(redis.url, { commandTimeoutMs: 1000 });
-    while (!(await client.ping().then(() => true, () => false))) await new Promise((resolve) => setTimeout(resolve, 20));
+    while (
+      !(await client.ping().then(
+        () => true,
+        () => false,
+      ))
+    )
+      await new Promise((resolve) => setTimeout(resolve, 20));
   });
   after(async () => {
     await client?.close();

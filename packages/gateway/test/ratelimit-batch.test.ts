@@ -9,7 +9,16 @@ import type { Limiter, LimitRequest, Policy, RateDecision } from '../src/ratelim
 import { createRedisLimiter } from '../src/ratelimit/redis-limiter.js';
 import { createRedisClient, type RedisClient } from '../src/redis/index.js';
 import { createTestKeyring } from './keys-fixture.js';
-import { keysCli, PROXY_TEST_PATHS, startGateway, startRecordingUpstream, waitUntilReady, writeDocument, type RecordingUpstream, type RunningGateway } from './helpers.js';
+import {
+  keysCli,
+  PROXY_TEST_PATHS,
+  startGateway,
+  startRecordingUpstream,
+  waitUntilReady,
+  writeDocument,
+  type RecordingUpstream,
+  type RunningGateway,
+} from './helpers.js';
 
 /** Small windows and a quick ban, so random walks meet every path of the script. */
 const POLICY: Policy = {
@@ -41,7 +50,13 @@ describe('batched decisions on one Redis', { skip: redisSkipReason() }, () => {
     // Three simulated gateway instances, each with its own connection, plus the one-at-a-time reference.
     for (let i = 0; i < 4; i++) {
       const client = createRedisClient(redis.url, { commandTimeoutMs: 2000 });
-      while (!(await client.ping().then(() => true, () => false))) await new Promise((resolve) => setTimeout(resolve, 20));
+      while (
+        !(await client.ping().then(
+          () => true,
+          () => false,
+        ))
+      )
+        await new Promise((resolve) => setTimeout(resolve, 20));
       clients.push(client);
     }
   });
@@ -80,8 +95,12 @@ describe('batched decisions on one Redis', { skip: redisSkipReason() }, () => {
         requests += size;
       }
       batchedCalls += (await scriptCalls(admin)) - before - sequential.length;
-      for (let i = 0; i < batched.length; i++) assert.deepEqual(view(batched[i] as RateDecision), view(sequential[i] as RateDecision), `seed ${seed}, request ${i}`);
-      assert.ok(batched.some((d) => d.banned) && batched.some((d) => d.allowed) && batched.some((d) => !d.allowed && !d.banned), `seed ${seed} met every outcome`);
+      for (let i = 0; i < batched.length; i++)
+        assert.deepEqual(view(batched[i] as RateDecision), view(sequential[i] as RateDecision), `seed ${seed}, request ${i}`);
+      assert.ok(
+        batched.some((d) => d.banned) && batched.some((d) => d.allowed) && batched.some((d) => !d.allowed && !d.banned),
+        `seed ${seed} met every outcome`,
+      );
     }
     assert.ok(batchedCalls < requests / 3, `${requests} batched requests took ${batchedCalls} script calls`);
   });
@@ -92,12 +111,18 @@ describe('batched decisions on one Redis', { skip: redisSkipReason() }, () => {
     const before = await scriptCalls(admin);
     const decisions = await Promise.all(Array.from({ length: 25 }, () => limiter.check({ subject: 'hot', keyId: 'k', policy: POLICY })));
     assert.equal((await scriptCalls(admin)) - before, 1);
-    assert.deepEqual(decisions.map((d) => (d.banned ? 'banned' : d.allowed ? 'allowed' : 'refused')), [
-      ...Array<string>(7).fill('allowed'),
-      ...Array<string>(3).fill('refused'), // strikes 1–3
-      ...Array<string>(15).fill('banned'), // the 4th strike bans; the rest meet the ban
-    ]);
-    assert.deepEqual(decisions.slice(0, 8).map((d) => d.windows[0]?.remaining), [6, 5, 4, 3, 2, 1, 0, 0]);
+    assert.deepEqual(
+      decisions.map((d) => (d.banned ? 'banned' : d.allowed ? 'allowed' : 'refused')),
+      [
+        ...Array<string>(7).fill('allowed'),
+        ...Array<string>(3).fill('refused'), // strikes 1–3
+        ...Array<string>(15).fill('banned'), // the 4th strike bans; the rest meet the ban
+      ],
+    );
+    assert.deepEqual(
+      decisions.slice(0, 8).map((d) => d.windows[0]?.remaining),
+      [6, 5, 4, 3, 2, 1, 0, 0],
+    );
   });
 
   test('a batch asks for revocations in the same call: a revoked key is refused and charges nothing', async () => {
@@ -126,7 +151,19 @@ describe('a batch in flight when Redis dies, under each failure policy', { skip:
     upstream = await startRecordingUpstream();
     keyring = await createTestKeyring();
     plans = join(temporaryDir('plans-'), 'plans.json');
-    writeFileSync(plans, JSON.stringify({ plans: { free: { minute: 60, day: 1000 }, pro: { minute: 300, day: 10_000 }, business: { minute: 1000, day: 100_000 }, enterprise: { minute: 5000, day: 2_000_000 } }, anonymous: { minute: 600, day: 6000 }, accounts: {} }));
+    writeFileSync(
+      plans,
+      JSON.stringify({
+        plans: {
+          free: { minute: 60, day: 1000 },
+          pro: { minute: 300, day: 10_000 },
+          business: { minute: 1000, day: 100_000 },
+          enterprise: { minute: 5000, day: 2_000_000 },
+        },
+        anonymous: { minute: 600, day: 6000 },
+        accounts: {},
+      }),
+    );
   });
   after(async () => {
     await upstream?.close();
@@ -178,7 +215,14 @@ describe('revocation on the very next request, two instances under load', { skip
     const upstream = await startRecordingUpstream();
     const env = { KEYS_DIR: join(temporaryDir('gw-cli-'), 'keys'), REDIS_URL: redis.url };
     assert.equal((await keysCli(env, 'init')).status, 0);
-    const gatewayEnv = { UPSTREAM_URL: upstream.url, OPENAPI_FILE: writeDocument(PROXY_TEST_PATHS), JWKS_FILE: join(env.KEYS_DIR, 'public', 'jwks.json'), REDIS_URL: redis.url, REDIS_COMMAND_TIMEOUT_MS: '1000', RATE_LIMITS: 'on' };
+    const gatewayEnv = {
+      UPSTREAM_URL: upstream.url,
+      OPENAPI_FILE: writeDocument(PROXY_TEST_PATHS),
+      JWKS_FILE: join(env.KEYS_DIR, 'public', 'jwks.json'),
+      REDIS_URL: redis.url,
+      REDIS_COMMAND_TIMEOUT_MS: '1000',
+      RATE_LIMITS: 'on',
+    };
     const gateways = [await startGateway(gatewayEnv), await startGateway(gatewayEnv)];
     let loading = true;
     try {
@@ -186,7 +230,8 @@ describe('revocation on the very next request, two instances under load', { skip
       const victim = await issue('victim');
       const others = await Promise.all(['a', 'b', 'c', 'd'].map(issue));
       const jti = (JSON.parse((await keysCli(env, 'list', '--json')).stdout) as { jti: string; sub: string }[]).find((k) => k.sub === 'victim')?.jti as string;
-      const call = (gateway: RunningGateway, token: string) => fetch(`${gateway.url}/v1/echo`, { headers: { authorization: `Bearer ${token}` } }).then((res) => res.status);
+      const call = (gateway: RunningGateway, token: string) =>
+        fetch(`${gateway.url}/v1/echo`, { headers: { authorization: `Bearer ${token}` } }).then((res) => res.status);
       for (const gateway of gateways) assert.equal(await call(gateway, victim), 200);
       // 16 connections keep both instances batching other accounts' decisions meanwhile.
       const load = Array.from({ length: 16 }, async (_, i) => {

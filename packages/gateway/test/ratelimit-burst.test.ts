@@ -2,7 +2,15 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { redisSkipReason, startRedis, type RedisServer } from '@animal-store/testkit';
 import { createTestKeyring } from './keys-fixture.js';
-import { PROXY_TEST_PATHS, startGateway, startRecordingUpstream, waitUntilReady, writeDocument, type RecordingUpstream, type RunningGateway } from './helpers.js';
+import {
+  PROXY_TEST_PATHS,
+  startGateway,
+  startRecordingUpstream,
+  waitUntilReady,
+  writeDocument,
+  type RecordingUpstream,
+  type RunningGateway,
+} from './helpers.js';
 
 // Issue "hold the guarantees under bursts": with the default 50 ms command budget, a burst that
 // keeps the gateway's event loop busy must not turn healthy Redis replies into timeouts (and so
@@ -17,7 +25,13 @@ describe('exact admission under a burst, default settings, two instances on one 
     redis = await startRedis();
     upstream = await startRecordingUpstream();
     keyring = await createTestKeyring();
-    const env = { UPSTREAM_URL: upstream.url, OPENAPI_FILE: writeDocument(PROXY_TEST_PATHS), JWKS_FILE: keyring.files.jwks, REDIS_URL: redis.url, RATE_LIMITS: 'on' };
+    const env = {
+      UPSTREAM_URL: upstream.url,
+      OPENAPI_FILE: writeDocument(PROXY_TEST_PATHS),
+      JWKS_FILE: keyring.files.jwks,
+      REDIS_URL: redis.url,
+      RATE_LIMITS: 'on',
+    };
     gateways.push(await startGateway(env), await startGateway(env));
     for (const gateway of gateways) await waitUntilReady(gateway.url);
   });
@@ -30,7 +44,9 @@ describe('exact admission under a burst, default settings, two instances on one 
   async function burst(count: number, token: string): Promise<Record<number, number>> {
     const statuses = await Promise.all(
       Array.from({ length: count }, (_, i) =>
-        fetch(`${(gateways[i % 2] as RunningGateway).url}/v1/echo`, { headers: { authorization: `Bearer ${token}` } }).then(async (res) => (await res.arrayBuffer(), res.status)),
+        fetch(`${(gateways[i % 2] as RunningGateway).url}/v1/echo`, { headers: { authorization: `Bearer ${token}` } }).then(
+          async (res) => (await res.arrayBuffer(), res.status),
+        ),
       ),
     );
     const counts: Record<number, number> = {};

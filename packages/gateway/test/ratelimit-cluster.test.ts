@@ -4,7 +4,18 @@ import { Cluster } from 'ioredis';
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { commandSkipReason, freePort, redisSkipReason, selfSignedCertificate, startRedis, startRedisCluster, startService, temporaryDir, TEST_ENV, type RedisCluster } from '@animal-store/testkit';
+import {
+  commandSkipReason,
+  freePort,
+  redisSkipReason,
+  selfSignedCertificate,
+  startRedis,
+  startRedisCluster,
+  startService,
+  temporaryDir,
+  TEST_ENV,
+  type RedisCluster,
+} from '@animal-store/testkit';
 import { createTestKeyring } from './keys-fixture.js';
 import { keysCli, PROXY_TEST_PATHS, startGateway, startRecordingUpstream, writeDocument, type RecordingUpstream, type RunningGateway } from './helpers.js';
 
@@ -53,7 +64,9 @@ describe('rate limits on a Redis Cluster of three masters', { skip: redisSkipRea
       const { token } = await keyring.issue({ plan: 'free', sub });
       const statuses = await Promise.all(
         Array.from({ length: 500 }, (_, i) =>
-          fetch(`${gateways[i % 2]!.url}/v1/echo`, { headers: { authorization: `Bearer ${token}` } }).then(async (res) => (await res.arrayBuffer(), res.status)),
+          fetch(`${gateways[i % 2]!.url}/v1/echo`, { headers: { authorization: `Bearer ${token}` } }).then(
+            async (res) => (await res.arrayBuffer(), res.status),
+          ),
         ),
       );
       assert.equal(statuses.filter((s) => s === 200).length, 60, sub);
@@ -101,63 +114,93 @@ describe('rate limits on a Redis Cluster of three masters', { skip: redisSkipRea
 // rediss:// with a user: a managed cluster's usual URL. One master holding every slot, serving
 // TLS only to the gateway (the plain port is for this test's own redis-cli), a self-signed
 // certificate trusted the standard way (NODE_EXTRA_CA_CERTS), and an ACL user for the gateway.
-describe('a Redis Cluster over TLS with a username: rediss://user:password@…', { skip: redisSkipReason() || commandSkipReason('openssl', 'apt-get install openssl') }, () => {
-  test('limits and revocations go through the TLS connection as that user', async () => {
-    const tls = selfSignedCertificate(temporaryDir('redis-tls-'));
-    const tlsPort = await freePort();
-    const node = await startRedis({
-      args: [
-        // A lone node knows no address of its own until it meets another: announce one.
-        '--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-announce-ip', '127.0.0.1',
-        '--tls-port', String(tlsPort), '--tls-cluster', 'yes', '--tls-cert-file', tls.certFile, '--tls-key-file', tls.keyFile, '--tls-ca-cert-file', tls.certFile, '--tls-auth-clients', 'no',
-        '--user', 'gateway', 'on', '>s3cret', '~*', '&*', '+@all',
-      ],
-    });
-    const cli = (...args: string[]) => redisCli(node.port, ...args);
-    const upstream = await startRecordingUpstream();
-    const keyring = await createTestKeyring();
-    try {
-      await cli('cluster', 'addslotsrange', '0', '16383');
-      for (const deadline = Date.now() + 10_000; !(await cli('cluster', 'info')).includes('cluster_state:ok'); ) {
-        assert.ok(Date.now() < deadline, 'the one-node cluster never became ready');
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
-      const redisUrl = `rediss://gateway:s3cret@127.0.0.1:${tlsPort}`;
-      const gateway = await startService({
-        entry: MAIN,
-        env: {
-          PORT: '0',
-          UPSTREAM_URL: upstream.url,
-          OPENAPI_FILE: writeDocument(PROXY_TEST_PATHS),
-          JWKS_FILE: keyring.files.jwks,
-          REDIS_URL: redisUrl,
-          REDIS_CLUSTER: 'true',
-          REDIS_COMMAND_TIMEOUT_MS: '1000',
-          RATE_LIMIT_ON_REDIS_FAILURE: 'closed',
-          NODE_EXTRA_CA_CERTS: tls.certFile,
-        },
+describe(
+  'a Redis Cluster over TLS with a username: rediss://user:password@…',
+  { skip: redisSkipReason() || commandSkipReason('openssl', 'apt-get install openssl') },
+  () => {
+    test('limits and revocations go through the TLS connection as that user', async () => {
+      const tls = selfSignedCertificate(temporaryDir('redis-tls-'));
+      const tlsPort = await freePort();
+      const node = await startRedis({
+        args: [
+          // A lone node knows no address of its own until it meets another: announce one.
+          '--cluster-enabled',
+          'yes',
+          '--cluster-config-file',
+          'nodes.conf',
+          '--cluster-announce-ip',
+          '127.0.0.1',
+          '--tls-port',
+          String(tlsPort),
+          '--tls-cluster',
+          'yes',
+          '--tls-cert-file',
+          tls.certFile,
+          '--tls-key-file',
+          tls.keyFile,
+          '--tls-ca-cert-file',
+          tls.certFile,
+          '--tls-auth-clients',
+          'no',
+          '--user',
+          'gateway',
+          'on',
+          '>s3cret',
+          '~*',
+          '&*',
+          '+@all',
+        ],
       });
+      const cli = (...args: string[]) => redisCli(node.port, ...args);
+      const upstream = await startRecordingUpstream();
+      const keyring = await createTestKeyring();
       try {
-        const { token, record } = await keyring.issue({ plan: 'free', sub: 'tls-account' });
-        const call = () => fetch(`${gateway.url}/v1/echo`, { headers: { authorization: `Bearer ${token}` } }).then((res) => res.status);
-        for (const deadline = Date.now() + 15_000; (await call()) !== 200; ) {
-          assert.ok(Date.now() < deadline, `the gateway never decided through the TLS cluster:\n${gateway.output()}`);
-          await new Promise((resolve) => setTimeout(resolve, 200));
+        await cli('cluster', 'addslotsrange', '0', '16383');
+        for (const deadline = Date.now() + 10_000; !(await cli('cluster', 'info')).includes('cluster_state:ok');) {
+          assert.ok(Date.now() < deadline, 'the one-node cluster never became ready');
+          await new Promise((resolve) => setTimeout(resolve, 100));
         }
-        assert.match(await cli('client', 'list'), /user=gateway/, 'the gateway is connected as its ACL user');
-        assert.notEqual(await cli('--scan', '--pattern', 'gw:*tls-account*'), '', 'the limit lives in the cluster');
-        const revoked = await keysCli({ KEYS_DIR: keyring.dir, REDIS_URL: redisUrl, REDIS_CLUSTER: 'true', NODE_EXTRA_CA_CERTS: tls.certFile }, 'revoke', record.jti);
-        assert.equal(revoked.status, 0, revoked.stderr);
-        assert.equal(await cli('sismember', 'gw:revoked', record.jti), '1');
+        const redisUrl = `rediss://gateway:s3cret@127.0.0.1:${tlsPort}`;
+        const gateway = await startService({
+          entry: MAIN,
+          env: {
+            PORT: '0',
+            UPSTREAM_URL: upstream.url,
+            OPENAPI_FILE: writeDocument(PROXY_TEST_PATHS),
+            JWKS_FILE: keyring.files.jwks,
+            REDIS_URL: redisUrl,
+            REDIS_CLUSTER: 'true',
+            REDIS_COMMAND_TIMEOUT_MS: '1000',
+            RATE_LIMIT_ON_REDIS_FAILURE: 'closed',
+            NODE_EXTRA_CA_CERTS: tls.certFile,
+          },
+        });
+        try {
+          const { token, record } = await keyring.issue({ plan: 'free', sub: 'tls-account' });
+          const call = () => fetch(`${gateway.url}/v1/echo`, { headers: { authorization: `Bearer ${token}` } }).then((res) => res.status);
+          for (const deadline = Date.now() + 15_000; (await call()) !== 200;) {
+            assert.ok(Date.now() < deadline, `the gateway never decided through the TLS cluster:\n${gateway.output()}`);
+            await new Promise((resolve) => setTimeout(resolve, 200));
+          }
+          assert.match(await cli('client', 'list'), /user=gateway/, 'the gateway is connected as its ACL user');
+          assert.notEqual(await cli('--scan', '--pattern', 'gw:*tls-account*'), '', 'the limit lives in the cluster');
+          const revoked = await keysCli(
+            { KEYS_DIR: keyring.dir, REDIS_URL: redisUrl, REDIS_CLUSTER: 'true', NODE_EXTRA_CA_CERTS: tls.certFile },
+            'revoke',
+            record.jti,
+          );
+          assert.equal(revoked.status, 0, revoked.stderr);
+          assert.equal(await cli('sismember', 'gw:revoked', record.jti), '1');
+        } finally {
+          await gateway.stop();
+        }
       } finally {
-        await gateway.stop();
+        await upstream.close();
+        await node.close();
       }
-    } finally {
-      await upstream.close();
-      await node.close();
-    }
-  });
-});
+    });
+  },
+);
 
 async function redisCli(port: number, ...args: string[]): Promise<string> {
   const { stdout } = await promisify(execFile)(TEST_ENV.redisCliBin ?? 'redis-cli', ['-p', String(port), ...args], { timeout: 5_000 });

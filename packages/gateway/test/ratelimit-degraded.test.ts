@@ -2,7 +2,15 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { redisSkipReason, startRedis, type RedisServer } from '@animal-store/testkit';
 import { createTestKeyring } from './keys-fixture.js';
-import { PROXY_TEST_PATHS, startGateway, startRecordingUpstream, waitUntilReady, writeDocument, type RecordingUpstream, type RunningGateway } from './helpers.js';
+import {
+  PROXY_TEST_PATHS,
+  startGateway,
+  startRecordingUpstream,
+  waitUntilReady,
+  writeDocument,
+  type RecordingUpstream,
+  type RunningGateway,
+} from './helpers.js';
 
 // Issue "hold the guarantees under bursts": the degraded paths never admit on top of what Redis
 // admitted in the same window, where the gateway can know it.

@@ -5,15 +5,31 @@ import { after, before, describe, test } from 'node:test';
 import { Redis } from 'ioredis';
 import { redisSkipReason, startRedis, temporaryDir, type RedisServer } from '@animal-store/testkit';
 import { createTestKeyring } from './keys-fixture.js';
-import { PROXY_TEST_PATHS, startGateway, startRecordingUpstream, waitUntilReady, writeDocument, type RecordingUpstream, type RunningGateway } from './helpers.js';
+import {
+  PROXY_TEST_PATHS,
+  startGateway,
+  startRecordingUpstream,
+  waitUntilReady,
+  writeDocument,
+  type RecordingUpstream,
+  type RunningGateway,
+} from './helpers.js';
 
 const PLANS = (() => {
   const file = join(temporaryDir('plans-'), 'plans.json');
-  writeFileSync(file, JSON.stringify({
-    plans: { free: { minute: 60, day: 1000 }, pro: { minute: 300, day: 10000 }, business: { minute: 1000, day: 100000 }, enterprise: { minute: 5000, day: 2000000 } },
-    anonymous: { minute: 30, day: 1000 },
-    accounts: {},
-  }));
+  writeFileSync(
+    file,
+    JSON.stringify({
+      plans: {
+        free: { minute: 60, day: 1000 },
+        pro: { minute: 300, day: 10000 },
+        business: { minute: 1000, day: 100000 },
+        enterprise: { minute: 5000, day: 2000000 },
+      },
+      anonymous: { minute: 30, day: 1000 },
+      accounts: {},
+    }),
+  );
   return file;
 })();
 
@@ -134,13 +150,19 @@ describe('rate limits when Redis fails', { skip: redisSkipReason() }, () => {
     await untilLimitIs(gateway.url, token, '300');
     await admin.call('CLIENT', 'PAUSE', '700', 'WRITE');
     const controller = new AbortController();
-    const pending = fetch(`${gateway.url}/v1/echo`, { signal: controller.signal, headers: { authorization: `Bearer ${token}`, 'x-request-id': 'left-early' } }).catch(() => 'aborted');
+    const pending = fetch(`${gateway.url}/v1/echo`, {
+      signal: controller.signal,
+      headers: { authorization: `Bearer ${token}`, 'x-request-id': 'left-early' },
+    }).catch(() => 'aborted');
     await new Promise((resolve) => setTimeout(resolve, 150));
     controller.abort();
     assert.equal(await pending, 'aborted');
     await new Promise((resolve) => setTimeout(resolve, 900)); // Redis answers again; the pipeline goes on
     assert.equal((await timed(gateway.url, token)).res.status, 200);
-    assert.equal(upstream.requests.some((r) => r.headers['x-request-id'] === 'left-early'), false);
+    assert.equal(
+      upstream.requests.some((r) => r.headers['x-request-id'] === 'left-early'),
+      false,
+    );
   });
 
   test('SCRIPT FLUSH mid-traffic: the script is loaded again and admission stays exact', async () => {
@@ -163,7 +185,10 @@ describe('rate limits when Redis fails', { skip: redisSkipReason() }, () => {
     for (let i = 0; i < 61; i++) await timed(gateway.url, token);
     const calls = async () => {
       const stats = (await admin.info('commandstats')).split('\n');
-      return ['evalsha', 'eval'].reduce((sum, name) => sum + Number(/calls=(\d+)/.exec(stats.find((l) => l.startsWith(`cmdstat_${name}:`)) ?? '')?.[1] ?? 0), 0);
+      return ['evalsha', 'eval'].reduce(
+        (sum, name) => sum + Number(/calls=(\d+)/.exec(stats.find((l) => l.startsWith(`cmdstat_${name}:`)) ?? '')?.[1] ?? 0),
+        0,
+      );
     };
     const before = await calls();
     for (let i = 0; i < 20; i++) assert.equal((await timed(gateway.url, token)).res.status, 429);

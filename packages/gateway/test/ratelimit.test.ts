@@ -13,7 +13,12 @@ type Keyring = Awaited<ReturnType<typeof createTestKeyring>>;
 function plansFile(overrides: Record<string, unknown> = {}): string {
   const file = join(temporaryDir('plans-'), 'plans.json');
   const plans = {
-    plans: { free: { minute: 60, day: 1000 }, pro: { minute: 300, day: 10000 }, business: { minute: 1000, day: 100000 }, enterprise: { minute: 5000, day: 2000000 } },
+    plans: {
+      free: { minute: 60, day: 1000 },
+      pro: { minute: 300, day: 10000 },
+      business: { minute: 1000, day: 100000 },
+      enterprise: { minute: 5000, day: 2000000 },
+    },
     anonymous: { minute: 30, day: 1000 },
     ban: { strikes: 5, strikeWindowSeconds: 60, banSeconds: 120 },
     accounts: {},
@@ -26,7 +31,9 @@ function plansFile(overrides: Record<string, unknown> = {}): string {
 /** Fires `count` requests at once, spread over `urls`, and counts the statuses. */
 async function burst(urls: readonly string[], count: number, token: string): Promise<Record<number, number>> {
   const statuses = await Promise.all(
-    Array.from({ length: count }, (_, i) => fetch(`${urls[i % urls.length]}/v1/echo`, { headers: { authorization: `Bearer ${token}` } }).then(async (res) => (await res.arrayBuffer(), res.status))),
+    Array.from({ length: count }, (_, i) =>
+      fetch(`${urls[i % urls.length]}/v1/echo`, { headers: { authorization: `Bearer ${token}` } }).then(async (res) => (await res.arrayBuffer(), res.status)),
+    ),
   );
   const counts: Record<number, number> = {};
   for (const status of statuses) counts[status] = (counts[status] ?? 0) + 1;
@@ -36,10 +43,16 @@ async function burst(urls: readonly string[], count: number, token: string): Pro
 /** Checks the rate-limit headers of any answer with an RFC 9651 parser. */
 function assertRateLimitHeaders(res: Response): void {
   const policy = parseList(res.headers.get('ratelimit-policy') ?? '');
-  assert.deepEqual(policy.map(([name]) => name), ['minute', 'day']);
+  assert.deepEqual(
+    policy.map(([name]) => name),
+    ['minute', 'day'],
+  );
   for (const [, params] of policy) assert.ok(Number.isInteger(params.get('q')) && Number.isInteger(params.get('w')));
   const current = parseList(res.headers.get('ratelimit') ?? '');
-  assert.deepEqual(current.map(([name]) => name), ['minute', 'day']);
+  assert.deepEqual(
+    current.map(([name]) => name),
+    ['minute', 'day'],
+  );
   for (const [, params] of current) assert.ok((params.get('r') as number) >= 0 && (params.get('t') as number) >= 0);
   assert.match(res.headers.get('x-ratelimit-limit') ?? '', /^\d+$/);
   assert.ok(Number(res.headers.get('x-ratelimit-remaining')) >= 0);
@@ -57,7 +70,10 @@ for (const store of ['memory', 'redis'] as const) {
     const env = () => ({
       UPSTREAM_URL: upstream.url,
       // The proxy-test operations, and one whose sunset has passed (for the 410).
-      OPENAPI_FILE: writeDocument({ ...PROXY_TEST_PATHS, '/retired': { get: { operationId: 'retired', deprecated: true, 'x-sunset': '2020-01-01T00:00:00Z' } } }),
+      OPENAPI_FILE: writeDocument({
+        ...PROXY_TEST_PATHS,
+        '/retired': { get: { operationId: 'retired', deprecated: true, 'x-sunset': '2020-01-01T00:00:00Z' } },
+      }),
       JWKS_FILE: keyring.files.jwks,
       PLANS_FILE: plans,
       ...(redis === undefined ? {} : { REDIS_URL: redis.url, REDIS_COMMAND_TIMEOUT_MS: '1000' }),
@@ -94,9 +110,25 @@ for (const store of ['memory', 'redis'] as const) {
     if (store === 'redis') {
       test('the same, spread over two gateway instances sharing one Redis', async () => {
         const { token } = await keyring.issue({ plan: 'free', sub: 'free-two-instances' });
-        assert.deepEqual(await burst(gateways.map((g) => g.url), 500, token), { 200: 60, 429: 440 });
+        assert.deepEqual(
+          await burst(
+            gateways.map((g) => g.url),
+            500,
+            token,
+          ),
+          { 200: 60, 429: 440 },
+        );
         const business = (await keyring.issue({ plan: 'business', sub: 'biz-two-instances' })).token;
-        assert.equal((await burst(gateways.map((g) => g.url), 3000, business))[200], 1000);
+        assert.equal(
+          (
+            await burst(
+              gateways.map((g) => g.url),
+              3000,
+              business,
+            )
+          )[200],
+          1000,
+        );
       });
 
       test('limits are per account: two keys of one account share them', async () => {
@@ -162,7 +194,10 @@ for (const store of ['memory', 'redis'] as const) {
         await fetch(`${impatient.url}/v1/hold`, { headers: auth }),
         await fetch(`${gateways[0]!.url}/v1/retired`, { headers: auth }),
       ];
-      assert.deepEqual(answers.map((res) => res.status), [401, 404, 405, 413, 502, 504, 410]);
+      assert.deepEqual(
+        answers.map((res) => res.status),
+        [401, 404, 405, 413, 502, 504, 410],
+      );
       for (const res of answers) assertRateLimitHeaders(res);
       assert.equal(answers[0]!.headers.get('x-ratelimit-limit'), '30', 'unauthenticated requests fall under the anonymous policy');
     });
@@ -171,7 +206,10 @@ for (const store of ['memory', 'redis'] as const) {
       const { token } = await keyring.issue({ plan: 'pro', sub: `vip-${store}` });
       const call = () => fetch(`${gateways[0]!.url}/v1/echo`, { headers: { authorization: `Bearer ${token}` } });
       assert.equal((await call()).headers.get('x-ratelimit-limit'), '300');
-      writeFileSync(plans, JSON.stringify({ ...JSON.parse((await import('node:fs')).readFileSync(plans, 'utf8')), accounts: { [`vip-${store}`]: { minute: 7000, day: 50000 } } }));
+      writeFileSync(
+        plans,
+        JSON.stringify({ ...JSON.parse((await import('node:fs')).readFileSync(plans, 'utf8')), accounts: { [`vip-${store}`]: { minute: 7000, day: 50000 } } }),
+      );
       assert.equal((await call()).headers.get('x-ratelimit-limit'), '7000');
     });
   });
@@ -197,7 +235,8 @@ describe('key guessing: an address over its anonymous limit gets a few signature
     await gateway?.close();
     await upstream?.close();
   });
-  const call = (token: string) => fetch(`${gateway.url}/v1/echo`, { headers: { authorization: `Bearer ${token}` } }).then(async (res) => (await res.arrayBuffer(), res));
+  const call = (token: string) =>
+    fetch(`${gateway.url}/v1/echo`, { headers: { authorization: `Bearer ${token}` } }).then(async (res) => (await res.arrayBuffer(), res));
 
   test(`guesses count as anonymous requests; once refused, ${VERIFICATIONS_PER_SECOND} unknown keys a second are checked, however many arrive at once`, async () => {
     const known = (await keyring.issue({ plan: 'pro', sub: 'known' })).token;

@@ -4,7 +4,15 @@ import { Redis } from 'ioredis';
 import { redisSkipReason, startRedis, type RedisServer } from '@animal-store/testkit';
 import { createRedisClient, type RedisClient } from '../src/redis/index.js';
 import { createTestKeyring } from './keys-fixture.js';
-import { PROXY_TEST_PATHS, startGateway, startRecordingUpstream, waitUntilReady, writeDocument, type RecordingUpstream, type RunningGateway } from './helpers.js';
+import {
+  PROXY_TEST_PATHS,
+  startGateway,
+  startRecordingUpstream,
+  waitUntilReady,
+  writeDocument,
+  type RecordingUpstream,
+  type RunningGateway,
+} from './helpers.js';
 
 /** Keeps this process's event loop busy for `ms`, as a burst of requests to parse would. */
 function blockLoop(ms: number): void {
@@ -23,7 +31,12 @@ describe('the Redis command budget counts Redis not answering, not the gateway b
     admin = new Redis(redis.url);
     client = createRedisClient(redis.url, { commandTimeoutMs: 50 });
     const deadline = Date.now() + 10_000;
-    while (!(await client.ping().then(() => true, () => false))) {
+    while (
+      !(await client.ping().then(
+        () => true,
+        () => false,
+      ))
+    ) {
       assert.ok(Date.now() < deadline, 'could not connect to Redis');
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
@@ -92,7 +105,9 @@ describe('a busy gateway is not a failing Redis: with the closed policy, no 503 
     setImmediate(stall);
     try {
       const statuses = await Promise.all(
-        Array.from({ length: 80 }, () => fetch(`${gateway.url}/v1/echo`, { headers: { authorization: `Bearer ${token}` } }).then(async (res) => (await res.arrayBuffer(), res.status))),
+        Array.from({ length: 80 }, () =>
+          fetch(`${gateway.url}/v1/echo`, { headers: { authorization: `Bearer ${token}` } }).then(async (res) => (await res.arrayBuffer(), res.status)),
+        ),
       );
       const counts: Record<number, number> = {};
       for (const status of statuses) counts[status] = (counts[status] ?? 0) + 1;

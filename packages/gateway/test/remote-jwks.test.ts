@@ -63,9 +63,7 @@ describe('remote JWKS (JWKS_URL)', () => {
 
   test('a flood of random kids costs at most one refetch per cooldown', async () => {
     const before = keyServer.hits();
-    const answers = await Promise.all(
-      Array.from({ length: 50 }, async (_, i) => (await call(await keyring.sign({ kid: `random-${i}` }, claimsFor()))).status),
-    );
+    const answers = await Promise.all(Array.from({ length: 50 }, async (_, i) => (await call(await keyring.sign({ kid: `random-${i}` }, claimsFor()))).status));
     assert.ok(answers.every((status) => status === 401));
     assert.ok(keyServer.hits() - before <= 1, `refetched ${keyServer.hits() - before} times`);
   });

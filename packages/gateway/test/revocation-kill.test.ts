@@ -2,7 +2,17 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { redisSkipReason, startRedis, type RedisServer } from '@animal-store/testkit';
-import { keysCli as keys, revokeThenKill, PROXY_TEST_PATHS, temporaryDir, startGateway, startRecordingUpstream, writeDocument, type RecordingUpstream, type RunningGateway } from './helpers.js';
+import {
+  keysCli as keys,
+  revokeThenKill,
+  PROXY_TEST_PATHS,
+  temporaryDir,
+  startGateway,
+  startRecordingUpstream,
+  writeDocument,
+  type RecordingUpstream,
+  type RunningGateway,
+} from './helpers.js';
 
 // Issue "hold the guarantees", 3: a revocation, then Redis dying within 2 ms, before the gateways'
 // 5 s copy of the deny-list was refreshed. Both instances must refuse the key (fail closed).
@@ -34,7 +44,8 @@ for (const withFile of [true, false]) {
       await redis?.close();
     });
 
-    const call = (gateway: RunningGateway, token: string) => fetch(`${gateway.url}/v1/echo`, { headers: { authorization: `Bearer ${token}` } }).then(async (res) => (await res.arrayBuffer(), res.status));
+    const call = (gateway: RunningGateway, token: string) =>
+      fetch(`${gateway.url}/v1/echo`, { headers: { authorization: `Bearer ${token}` } }).then(async (res) => (await res.arrayBuffer(), res.status));
 
     test('both instances answer 401 for the revoked key, 200 for another key of the same account', async () => {
       const issued = await keys(env, 'issue', '--plan', 'pro', '--sub', 'acme');

@@ -50,7 +50,13 @@ describe('readiness waits for the deny-list copy', { skip: redisSkipReason() }, 
     const keyring = await createTestKeyring();
     await redis.stop();
     const gateway = await startGateway(
-      { UPSTREAM_URL: upstream.url, OPENAPI_FILE: writeDocument(PROXY_TEST_PATHS), JWKS_FILE: keyring.files.jwks, REDIS_URL: redis.url, REDIS_COMMAND_TIMEOUT_MS: '200' },
+      {
+        UPSTREAM_URL: upstream.url,
+        OPENAPI_FILE: writeDocument(PROXY_TEST_PATHS),
+        JWKS_FILE: keyring.files.jwks,
+        REDIS_URL: redis.url,
+        REDIS_COMMAND_TIMEOUT_MS: '200',
+      },
       undefined,
       undefined,
       { waitForRedis: false },

@@ -35,7 +35,9 @@ interface OtlpAttribute {
 /** Ids are hex in OTLP's JSON encoding; base64 would mean the exporter changed its encoding. */
 const hex = (id: string | undefined) => (id === undefined || id === '' ? '' : /^[0-9a-f]+$/.test(id) ? id : Buffer.from(id, 'base64').toString('hex'));
 const flatten = (attributes: readonly OtlpAttribute[] = []) =>
-  Object.fromEntries(attributes.map(({ key, value }) => [key, value.stringValue ?? (value.intValue === undefined ? value.boolValue : Number(value.intValue)) ?? '']));
+  Object.fromEntries(
+    attributes.map(({ key, value }) => [key, value.stringValue ?? (value.intValue === undefined ? value.boolValue : Number(value.intValue)) ?? '']),
+  );
 
 /** An OTLP/HTTP receiver: decodes every export request the real exporter sends. */
 async function startReceiver(): Promise<{ url: string; spans: ReceivedSpan[]; contentTypes: string[]; close(): Promise<void> }> {
@@ -47,13 +49,24 @@ async function startReceiver(): Promise<{ url: string; spans: ReceivedSpan[]; co
     req.on('end', () => {
       contentTypes.push(`${req.method} ${req.url} ${req.headers['content-type']}`);
       const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
-        resourceSpans: { resource: { attributes: OtlpAttribute[] }; scopeSpans: { spans: (Omit<ReceivedSpan, 'attributes' | 'service'> & { attributes: OtlpAttribute[] })[] }[] }[];
+        resourceSpans: {
+          resource: { attributes: OtlpAttribute[] };
+          scopeSpans: { spans: (Omit<ReceivedSpan, 'attributes' | 'service'> & { attributes: OtlpAttribute[] })[] }[];
+        }[];
       };
       for (const resourceSpans of body.resourceSpans) {
         const service = String(flatten(resourceSpans.resource.attributes)['service.name']);
         for (const scope of resourceSpans.scopeSpans) {
           for (const span of scope.spans) {
-            spans.push({ ...span, traceId: hex(span.traceId), spanId: hex(span.spanId), parentSpanId: hex(span.parentSpanId), status: span.status ?? {}, attributes: flatten(span.attributes), service });
+            spans.push({
+              ...span,
+              traceId: hex(span.traceId),
+              spanId: hex(span.spanId),
+              parentSpanId: hex(span.parentSpanId),
+              status: span.status ?? {},
+              attributes: flatten(span.attributes),
+              service,
+            });
           }
         }
       }
@@ -155,7 +168,10 @@ test("the client's trace goes on: a server span, its children, and the upstream 
   assert.equal(call?.spanId, passed[2], 'the upstream continues from the call span');
   assert.equal(call?.attributes['http.response.status_code'], 200);
   assert.equal(call?.attributes['server.address'], '127.0.0.1');
-  assert.ok(receiver.contentTypes.every((line) => line === 'POST /v1/traces application/json'), receiver.contentTypes.join('; '));
+  assert.ok(
+    receiver.contentTypes.every((line) => line === 'POST /v1/traces application/json'),
+    receiver.contentTypes.join('; '),
+  );
 
   // The same key again: the cache knows it, nothing is verified, and the server span says so.
   const again = '1af7651916cd43dd8448eb211c80319c';
@@ -176,15 +192,24 @@ test('without a traceparent the gateway starts a trace, passes it upstream and n
   await reset.arrayBuffer();
 
   const deadline = Date.now() + 5000;
-  const lineOf = (id: string) => log.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.requestId === id && l.status !== undefined);
-  while ((lineOf('traced-new') === undefined || lineOf('traced-502') === undefined) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+  const lineOf = (id: string) =>
+    log
+      .split('\n')
+      .filter((l) => l !== '')
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .find((l) => l.requestId === id && l.status !== undefined);
+  while ((lineOf('traced-new') === undefined || lineOf('traced-502') === undefined) && Date.now() < deadline)
+    await new Promise((resolve) => setTimeout(resolve, 10));
   const refused = String(lineOf('traced-new')?.traceId);
   assert.match(refused, /^[0-9a-f]{32}$/);
   // The server span and the anonymous 'rate limit': no key, nothing verified, no 'verify key' span.
   const refusedSpans = await spansOf(refused, 2);
   const server = refusedSpans.find((span) => span.kind === SERVER);
   assert.equal(server?.attributes['gateway.auth.outcome'], 'missing');
-  assert.equal(refusedSpans.some((span) => span.name === 'verify key'), false);
+  assert.equal(
+    refusedSpans.some((span) => span.name === 'verify key'),
+    false,
+  );
   assert.equal(server?.parentSpanId, '', 'a root span');
   assert.equal(server?.attributes['http.response.status_code'], 401);
 
@@ -208,6 +233,12 @@ test('tracing is off unless an OTLP endpoint is set, and OTEL_TRACES_EXPORTER=no
   assert.equal(tracing({}), undefined);
   assert.equal(tracing({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_TRACES_EXPORTER: 'none' }), undefined);
   assert.equal(tracing({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/' })?.url, 'http://collector:4318/v1/traces');
-  assert.equal(tracing({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://a:4318', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://b:4318/traces' })?.url, 'http://b:4318/traces');
-  assert.deepEqual(tracing({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://a:4318', OTEL_EXPORTER_OTLP_HEADERS: 'api-key=s%3Dcret,x=1' })?.headers, { 'api-key': 's=cret', x: '1' });
+  assert.equal(
+    tracing({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://a:4318', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://b:4318/traces' })?.url,
+    'http://b:4318/traces',
+  );
+  assert.deepEqual(tracing({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://a:4318', OTEL_EXPORTER_OTLP_HEADERS: 'api-key=s%3Dcret,x=1' })?.headers, {
+    'api-key': 's=cret',
+    x: '1',
+  });
 });

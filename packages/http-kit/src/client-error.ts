@@ -20,7 +20,11 @@ export function clientErrorKind(error: NodeJS.ErrnoException): ClientErrorKind {
 }
 
 /** More headers for a parser's answer (the gateway's rate-limit state, say); may take a moment. */
-export type ClientErrorHeaders = (kind: ClientErrorKind, error: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Duplex) => Promise<Record<string, string>>;
+export type ClientErrorHeaders = (
+  kind: ClientErrorKind,
+  error: NodeJS.ErrnoException & { rawPacket?: Buffer },
+  socket: Duplex,
+) => Promise<Record<string, string>>;
 
 /**
  * A `clientError` listener: answers a request Node's parser refused (malformed, headers too large,
@@ -40,7 +44,9 @@ export function createClientErrorHandler(bodyFor: (kind: ClientErrorKind) => Err
       if (!socket.writable) return void socket.destroy();
       const body = bodyFor(kind);
       const json = JSON.stringify(body);
-      const extra = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+      const extra = Object.entries(headers)
+        .map(([name, value]) => `${name}: ${value}\r\n`)
+        .join('');
       socket.end(
         `HTTP/1.1 ${body.status} ${STATUS_CODES[body.status]}\r\nconnection: close\r\n${extra}` +
           `content-type: application/json\r\ncontent-length: ${Buffer.byteLength(json)}\r\n\r\n${json}`,

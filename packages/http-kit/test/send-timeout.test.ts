@@ -91,6 +91,9 @@ describe('limitSendTime', () => {
     socket.on('error', () => {});
     socket.resume();
     const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
-    assert.ok(await Promise.race([closed.then(() => true), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 3000))]), 'the idle socket was closed');
+    assert.ok(
+      await Promise.race([closed.then(() => true), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 3000))]),
+      'the idle socket was closed',
+    );
   });
 });

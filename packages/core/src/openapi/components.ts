@@ -20,9 +20,7 @@ export function componentSchemas(): Json {
     uri: (id) => `#/components/schemas/${id}`,
   });
   // Each schema is embedded in the document, not a standalone resource.
-  return Object.fromEntries(
-    Object.entries(schemas).map(([name, { $schema: _s, $id: _i, ...schema }]) => [name, schema]),
-  );
+  return Object.fromEntries(Object.entries(schemas).map(([name, { $schema: _s, $id: _i, ...schema }]) => [name, schema]));
 }
 
 function headers(names: readonly string[]): Json {
@@ -43,17 +41,17 @@ export function componentResponses(): Json {
     BadRequest: response('The request is not valid (query, path or body).', 'Error'),
     Unauthorized: response('The API key is missing or invalid.', 'Error', ['WWW-Authenticate']),
     NotFound: response('The requested resource could not be found.', 'Error'),
-    TooManyRequests: response(
-      'Rate limit exceeded, or the key is temporarily banned. Retry after `Retry-After` seconds.',
-      'Error',
-      ['Retry-After'],
-    ),
+    TooManyRequests: response('Rate limit exceeded, or the key is temporarily banned. Retry after `Retry-After` seconds.', 'Error', ['Retry-After']),
     // Answered by the gateway (or the HTTP layer) before or instead of the operation.
-    MethodNotAllowed: response('The path exists but not with this method; `Allow` lists its methods. Any method a path does not list answers this.', 'Error', ['Allow']),
+    MethodNotAllowed: response('The path exists but not with this method; `Allow` lists its methods. Any method a path does not list answers this.', 'Error', [
+      'Allow',
+    ]),
     PayloadTooLarge: response('The request body is larger than the limit (any method, a GET with a body too); the connection is closed.', 'Error'),
     HeadersTooLarge: response('The request headers are larger than the limit; the connection is closed.', 'Error'),
     BadGateway: response('The pets service could not be reached or answered invalidly.', 'Error'),
-    ServiceUnavailable: response('API keys, rate limits or the store cannot be checked right now. Retry after `Retry-After` seconds.', 'Error', ['Retry-After']),
+    ServiceUnavailable: response('API keys, rate limits or the store cannot be checked right now. Retry after `Retry-After` seconds.', 'Error', [
+      'Retry-After',
+    ]),
     GatewayTimeout: response('The pets service did not answer in time.', 'Error'),
   };
 }

@@ -14,7 +14,5 @@ export type RouteHandler = (context: RouteContext) => Promise<Reply>;
 
 /** One line per zod issue, `field: problem`, for the `message` of a 400. */
 export function describeIssues(error: z.ZodError): string {
-  return error.issues
-    .map((issue) => `${issue.path.length === 0 ? 'body' : issue.path.join('.')}: ${issue.message}`)
-    .join('; ');
+  return error.issues.map((issue) => `${issue.path.length === 0 ? 'body' : issue.path.join('.')}: ${issue.message}`).join('; ');
 }

@@ -5,12 +5,7 @@ export const MAX_JSON_SAFE_INTEGER = Number.MAX_SAFE_INTEGER;
 
 export const PET_NAME_MAX_LENGTH = 100;
 
-const int64 = (description: string) =>
-  z
-    .int()
-    .min(1)
-    .max(MAX_JSON_SAFE_INTEGER)
-    .meta({ format: 'int64', description });
+const int64 = (description: string) => z.int().min(1).max(MAX_JSON_SAFE_INTEGER).meta({ format: 'int64', description });
 
 export const PetStatus = z.enum(['available', 'pending', 'sold']).meta({
   id: 'PetStatus',

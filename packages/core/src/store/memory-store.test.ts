@@ -25,10 +25,16 @@ test('pages are keyset slices in id order, per status', async () => {
   const store = createMemoryStore({ idempotencyTtlSeconds: 60 });
   for (let i = 0; i < 10; i++) await store.create({ name: `p${i}`, categoryId: 1, status: i % 2 ? 'sold' : 'available' });
   const page = await store.list({ limit: 3, status: 'sold', afterId: 2 });
-  assert.deepEqual(page.pets.map((pet) => pet.id), [4, 6, 8]);
+  assert.deepEqual(
+    page.pets.map((pet) => pet.id),
+    [4, 6, 8],
+  );
   assert.equal(page.hasMore, true);
   const last = await store.list({ limit: 3, status: 'sold', afterId: 8 });
-  assert.deepEqual(last.pets.map((pet) => pet.id), [10]);
+  assert.deepEqual(
+    last.pets.map((pet) => pet.id),
+    [10],
+  );
   assert.equal(last.hasMore, false);
   assert.deepEqual((await store.list({ limit: 5, status: 'pending' })).pets, []);
 });

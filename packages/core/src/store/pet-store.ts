@@ -9,10 +9,7 @@ export interface IdempotencyToken {
   readonly fingerprint: string;
 }
 
-export type CreateResult =
-  | { readonly kind: 'created'; readonly pet: Pet }
-  | { readonly kind: 'replayed'; readonly pet: Pet }
-  | { readonly kind: 'key_reused' };
+export type CreateResult = { readonly kind: 'created'; readonly pet: Pet } | { readonly kind: 'replayed'; readonly pet: Pet } | { readonly kind: 'key_reused' };
 
 export interface ListQuery {
   readonly limit: number;

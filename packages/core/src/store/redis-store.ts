@@ -1,13 +1,6 @@
 import { Redis, type Result } from 'ioredis';
 import type { NewPet, Pet } from '../schemas/pet.js';
-import {
-  StoreUnavailableError,
-  type CreateResult,
-  type IdempotencyToken,
-  type ListPage,
-  type ListQuery,
-  type PetStore,
-} from './pet-store.js';
+import { StoreUnavailableError, type CreateResult, type IdempotencyToken, type ListPage, type ListQuery, type PetStore } from './pet-store.js';
 import { CREATE_PET, LIST_PETS } from './redis-scripts.js';
 import { createHash } from 'node:crypto';
 
@@ -51,8 +44,7 @@ export function createRedisStore(options: RedisStoreOptions): PetStore {
     pets: `${tag}:pets`,
     allIds: `${tag}:ids`,
     status: (status: string) => `${tag}:status:${status}`,
-    idempotency: (token: IdempotencyToken) =>
-      `${tag}:idem:${createHash('sha256').update(token.scope).update('\u0000').update(token.key).digest('hex')}`,
+    idempotency: (token: IdempotencyToken) => `${tag}:idem:${createHash('sha256').update(token.scope).update('\u0000').update(token.key).digest('hex')}`,
   };
 
   const store: PetStore = {

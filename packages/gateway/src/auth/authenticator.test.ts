@@ -88,7 +88,10 @@ test('an unreachable key server is "unavailable", not "rejected"', async () => {
 
 test('enterprise limits are honoured only on enterprise keys', async () => {
   const limits = { minute: 5000, day: 1_000_000 };
-  for (const [plan, expected] of [['enterprise', limits], ['pro', undefined]] as const) {
+  for (const [plan, expected] of [
+    ['enterprise', limits],
+    ['pro', undefined],
+  ] as const) {
     const fake = fakeVerifier(() => T0, { ...claims, plan, limits });
     const authenticate = createAuthenticator({ verifier: fake.verifier, revocations: revokedSet(new Set()), cacheSize: 0, now: () => T0 });
     const outcome = await authenticate(`Bearer ${TOKEN}`);

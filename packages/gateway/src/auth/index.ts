@@ -12,5 +12,14 @@ export {
   type VerifyOptions,
 } from './key-crypto.js';
 export { createFileKeyVerifier, createFixedKeyVerifier, type KeyVerifier } from './key-verifier.js';
-export { anyOfRevocations, createFileRevocations, createRedisRevocations, NO_REVOCATIONS, RevocationsUnavailableError, type RedisRevocations, type RevocationFile, type RevocationList } from './revocations.js';
+export {
+  anyOfRevocations,
+  createFileRevocations,
+  createRedisRevocations,
+  NO_REVOCATIONS,
+  RevocationsUnavailableError,
+  type RedisRevocations,
+  type RevocationFile,
+  type RevocationList,
+} from './revocations.js';
 export { VerifiedKeyCache } from './verified-key-cache.js';

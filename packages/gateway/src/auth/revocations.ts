@@ -69,7 +69,9 @@ export function createFileRevocations(file: string): RevocationList {
   try {
     watched = watchFile(file, readRevocationFile, { setting: 'REVOCATIONS_FILE' });
   } catch (error) {
-    throw new Error(`REVOCATIONS_FILE ${file} cannot be read as a deny-list (${(error as Error).message}); the keyring's revoked.json, or {"revoked": {}} for none`);
+    throw new Error(
+      `REVOCATIONS_FILE ${file} cannot be read as a deny-list (${(error as Error).message}); the keyring's revoked.json, or {"revoked": {}} for none`,
+    );
   }
   const list = watched;
   return {

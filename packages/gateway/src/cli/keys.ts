@@ -2,7 +2,19 @@ import { parseArgs } from 'node:util';
 import { PLANS, type CustomLimits, type Plan } from '../auth/index.js';
 import { CLI_ENV } from '../config/cli-env.js';
 import { dirname } from 'node:path';
-import { initKeyring, issueKey, keyringFiles, KeyringError, listKeys, parseDuration, retireKey, revokeKey, rotateKey, type IssuedKey, type KeyStopped } from '../keyring/index.js';
+import {
+  initKeyring,
+  issueKey,
+  keyringFiles,
+  KeyringError,
+  listKeys,
+  parseDuration,
+  retireKey,
+  revokeKey,
+  rotateKey,
+  type IssuedKey,
+  type KeyStopped,
+} from '../keyring/index.js';
 import { createRedisClient, redisKeyNames } from '../redis/index.js';
 
 const USAGE = `usage: npm run keys -- <command> [options]
@@ -70,9 +82,15 @@ async function run(argv: string[]): Promise<void> {
 
   switch (command) {
     case 'init': {
-      const kid = await initKeyring(dir, { issuer: values.issuer ?? env.KEY_ISSUER, audience: values.audience ?? env.KEY_AUDIENCE, force: values.force ?? false });
+      const kid = await initKeyring(dir, {
+        issuer: values.issuer ?? env.KEY_ISSUER,
+        audience: values.audience ?? env.KEY_AUDIENCE,
+        force: values.force ?? false,
+      });
       const files = keyringFiles(dir);
-      process.stderr.write(`keyring created in ${dir} (signing kid ${kid}); give ${dirname(files.jwks)} to the gateway (JWKS_FILE=${files.jwks}, REVOCATIONS_FILE=${files.revoked})\n`);
+      process.stderr.write(
+        `keyring created in ${dir} (signing kid ${kid}); give ${dirname(files.jwks)} to the gateway (JWKS_FILE=${files.jwks}, REVOCATIONS_FILE=${files.revoked})\n`,
+      );
       return;
     }
     case 'issue': {
@@ -93,7 +111,9 @@ async function run(argv: string[]): Promise<void> {
       revokeKey(dir, argument);
       const file = keyringFiles(dir).revoked;
       if (env.REDIS_URL === undefined) {
-        process.stderr.write(`revoked ${argument} in ${file}: refused from the next request by every gateway that reads this file (REVOCATIONS_FILE).\nGateways that share revocations only through Redis need REDIS_URL set here too.\n`);
+        process.stderr.write(
+          `revoked ${argument} in ${file}: refused from the next request by every gateway that reads this file (REVOCATIONS_FILE).\nGateways that share revocations only through Redis need REDIS_URL set here too.\n`,
+        );
         return;
       }
       const redis = createRedisClient(env.REDIS_URL, { commandTimeoutMs: 2000, cluster: env.REDIS_CLUSTER });
@@ -105,7 +125,9 @@ async function run(argv: string[]): Promise<void> {
         // dies right after this cannot take the revocation along.
         await redis.publish(names.revokedChannel, argument);
       } catch (error) {
-        throw new KeyringError(`revoked ${argument} in ${file}, but NOT in Redis (${(error as Error).message}): gateways that read only Redis still accept it; run this again once Redis answers`);
+        throw new KeyringError(
+          `revoked ${argument} in ${file}, but NOT in Redis (${(error as Error).message}): gateways that read only Redis still accept it; run this again once Redis answers`,
+        );
       } finally {
         await redis.close();
       }
@@ -118,10 +140,23 @@ async function run(argv: string[]): Promise<void> {
         process.stdout.write(`${JSON.stringify(keys, null, 2)}\n`);
         return;
       }
-      const rows = keys.map((k) => [k.jti, k.sub, k.plan, k.expiresAt ?? 'never', k.revokedAt === undefined ? 'no' : `yes (${k.revokedAt})`, k.stopped === undefined ? 'yes' : `no: ${STOPPED[k.stopped](k)}`]);
+      const rows = keys.map((k) => [
+        k.jti,
+        k.sub,
+        k.plan,
+        k.expiresAt ?? 'never',
+        k.revokedAt === undefined ? 'no' : `yes (${k.revokedAt})`,
+        k.stopped === undefined ? 'yes' : `no: ${STOPPED[k.stopped](k)}`,
+      ]);
       const table = [['JTI', 'ACCOUNT', 'PLAN', 'EXPIRES', 'REVOKED', 'ACCEPTED'], ...rows];
       const widths = table[0]?.map((_, i) => Math.max(...table.map((row) => (row[i] as string).length))) ?? [];
-      for (const row of table) process.stdout.write(`${row.map((cell, i) => cell.padEnd(widths[i] as number)).join('  ').trimEnd()}\n`);
+      for (const row of table)
+        process.stdout.write(
+          `${row
+            .map((cell, i) => cell.padEnd(widths[i] as number))
+            .join('  ')
+            .trimEnd()}\n`,
+        );
       return;
     }
     case 'rotate': {

@@ -7,7 +7,10 @@ const CliEnv = z.object({
   KEY_AUDIENCE: z.string().min(1).default('animal-store-production'),
   REDIS_URL: z.url({ protocol: /^rediss?$/ }).optional(),
   REDIS_CLUSTER: z.stringbool().default(false),
-  REDIS_PREFIX: z.string().regex(/^[A-Za-z0-9:_{}-]{1,64}$/).default('gw'),
+  REDIS_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9:_{}-]{1,64}$/)
+    .default('gw'),
 });
 export type CliEnv = z.infer<typeof CliEnv>;
 

@@ -18,20 +18,21 @@ const port = z.coerce.number().int().min(0).max(65535);
 const ms = z.coerce.number().int().min(1);
 
 /** A comma-separated list of IPs and CIDRs (`10.0.0.0/8, ::1`); empty trusts no proxy. */
-const cidrList = z
-  .string()
-  .transform((value, ctx) => {
-    const entries = value.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
-    for (const entry of entries) {
-      const [address = '', prefix] = entry.split('/');
-      const family = isIP(address);
-      const bits = family === 4 ? 32 : 128;
-      if (family === 0 || (prefix !== undefined && !(/^\d{1,3}$/.test(prefix) && Number(prefix) <= bits))) {
-        ctx.addIssue({ code: 'custom', message: `"${entry}" is not an IP address or CIDR` });
-      }
+const cidrList = z.string().transform((value, ctx) => {
+  const entries = value
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
+  for (const entry of entries) {
+    const [address = '', prefix] = entry.split('/');
+    const family = isIP(address);
+    const bits = family === 4 ? 32 : 128;
+    if (family === 0 || (prefix !== undefined && !(/^\d{1,3}$/.test(prefix) && Number(prefix) <= bits))) {
+      ctx.addIssue({ code: 'custom', message: `"${entry}" is not an IP address or CIDR` });
     }
-    return entries;
-  });
+  }
+  return entries;
+});
 
 /** A base path: `/` or `/segment[/segment…]`, no trailing slash, nothing to normalise. */
 const basePath = z
@@ -41,7 +42,10 @@ const basePath = z
 
 /** `*`, or a comma-separated list of exact origins (`https://app.example.com`). */
 const originList = z.string().transform((value, ctx) => {
-  const entries = value.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
+  const entries = value
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
   if (entries.length === 1 && entries[0] === '*') return entries;
   for (const entry of entries) {
     let origin: string | undefined;
@@ -50,7 +54,8 @@ const originList = z.string().transform((value, ctx) => {
     } catch {
       origin = undefined;
     }
-    if (origin !== entry) ctx.addIssue({ code: 'custom', message: `"${entry}" is not an origin like https://app.example.com (scheme, host, port; no path), or "*" alone` });
+    if (origin !== entry)
+      ctx.addIssue({ code: 'custom', message: `"${entry}" is not an origin like https://app.example.com (scheme, host, port; no path), or "*" alone` });
   }
   return entries;
 });
@@ -59,7 +64,12 @@ const originList = z.string().transform((value, ctx) => {
 const ALGORITHMS = ['EdDSA', 'ES256', 'ES384', 'ES512', 'RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512'] as const;
 const algorithmList = z
   .string()
-  .transform((value) => value.split(',').map((entry) => entry.trim()).filter((entry) => entry !== ''))
+  .transform((value) =>
+    value
+      .split(',')
+      .map((entry) => entry.trim())
+      .filter((entry) => entry !== ''),
+  )
   .pipe(z.array(z.enum(ALGORITHMS)).min(1));
 
 /** An inline JWKS: public keys only, so it may live in the environment. */
@@ -90,7 +100,12 @@ export const GatewayEnv = z.object({
   FORWARD_AUTHORIZATION: z.stringbool().default(false),
   PROXY_ENGINE: z.enum(PROXY_ENGINES).default('undici'),
   OPENAPI_FILE: z.string().min(1).default(DEFAULT_OPENAPI_FILE),
-  BODY_LIMIT_BYTES: z.coerce.number().int().min(1).max(16 * 1024 * 1024).default(64 * 1024),
+  BODY_LIMIT_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(16 * 1024 * 1024)
+    .default(64 * 1024),
   TRUST_PROXY: cidrList.default([]),
   TLS_CERT_FILE: z.string().min(1).optional(),
   TLS_KEY_FILE: z.string().min(1).optional(),
@@ -98,7 +113,12 @@ export const GatewayEnv = z.object({
   CORS_MAX_AGE_SECONDS: z.coerce.number().int().min(0).max(86_400).default(600),
   HEADERS_TIMEOUT_MS: ms.default(10_000),
   REQUEST_TIMEOUT_MS: ms.default(30_000),
-  MAX_HEADER_SIZE: z.coerce.number().int().min(1024).max(1024 * 1024).default(16 * 1024),
+  MAX_HEADER_SIZE: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .max(1024 * 1024)
+    .default(16 * 1024),
   KEEP_ALIVE_TIMEOUT_MS: ms.default(5_000),
   SEND_TIMEOUT_MS: ms.default(30_000),
   SHUTDOWN_TIMEOUT_MS: ms.default(10_000),
@@ -130,7 +150,10 @@ export const GatewayEnv = z.object({
 
   REDIS_URL: z.url({ protocol: /^rediss?$/ }).optional(),
   REDIS_CLUSTER: z.stringbool().default(false),
-  REDIS_PREFIX: z.string().regex(/^[A-Za-z0-9:_{}-]{1,64}$/).default('gw'),
+  REDIS_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9:_{}-]{1,64}$/)
+    .default('gw'),
   REDIS_COMMAND_TIMEOUT_MS: ms.default(50),
   // 0: decisions asked in one event-loop turn share a round trip; more waits that long for others.
   REDIS_BATCH_WINDOW_MS: z.coerce.number().min(0).max(10).default(0),
@@ -141,7 +164,11 @@ export const GatewayEnv = z.object({
 /** Cross-variable rules, reported with the per-variable ones. */
 export const GatewayEnvChecked = GatewayEnv.superRefine((env, ctx) => {
   if ((env.TLS_CERT_FILE === undefined) !== (env.TLS_KEY_FILE === undefined)) {
-    ctx.addIssue({ code: 'custom', path: [env.TLS_CERT_FILE === undefined ? 'TLS_CERT_FILE' : 'TLS_KEY_FILE'], message: 'TLS needs both TLS_CERT_FILE and TLS_KEY_FILE' });
+    ctx.addIssue({
+      code: 'custom',
+      path: [env.TLS_CERT_FILE === undefined ? 'TLS_CERT_FILE' : 'TLS_KEY_FILE'],
+      message: 'TLS needs both TLS_CERT_FILE and TLS_KEY_FILE',
+    });
   }
   if (env.METRICS_PORT !== undefined && env.METRICS_PORT !== 0 && env.METRICS_PORT === env.PORT) {
     ctx.addIssue({ code: 'custom', path: ['METRICS_PORT'], message: 'must differ from PORT: metrics are never served on the public port' });

@@ -81,11 +81,21 @@ test('every invalid variable is reported at once', () => {
 });
 
 test('relative file paths are taken from where npm run was typed (INIT_CWD), else the working directory', () => {
-  const files = { JWKS_FILE: 'keys/public/jwks.json', REVOCATIONS_FILE: 'keys/public/revoked.json', PLANS_FILE: 'plans.json', OPENAPI_FILE: 'doc/openapi.json', TLS_CERT_FILE: 'tls/cert.pem', TLS_KEY_FILE: '/etc/tls/key.pem' };
+  const files = {
+    JWKS_FILE: 'keys/public/jwks.json',
+    REVOCATIONS_FILE: 'keys/public/revoked.json',
+    PLANS_FILE: 'plans.json',
+    OPENAPI_FILE: 'doc/openapi.json',
+    TLS_CERT_FILE: 'tls/cert.pem',
+    TLS_KEY_FILE: '/etc/tls/key.pem',
+  };
   const fromNpm = loadConfig({ ...files, INIT_CWD: '/home/op/store' });
   assert.ok(fromNpm.ok);
   const { config } = fromNpm;
-  assert.deepEqual(config.auth.mode === 'required' ? [config.auth.keys, config.auth.revocationsFile] : [], [{ kind: 'file', path: '/home/op/store/keys/public/jwks.json' }, '/home/op/store/keys/public/revoked.json']);
+  assert.deepEqual(config.auth.mode === 'required' ? [config.auth.keys, config.auth.revocationsFile] : [], [
+    { kind: 'file', path: '/home/op/store/keys/public/jwks.json' },
+    '/home/op/store/keys/public/revoked.json',
+  ]);
   assert.equal(config.rateLimits.mode === 'on' && config.rateLimits.plansFile, '/home/op/store/plans.json');
   assert.equal(config.openApiFile, '/home/op/store/doc/openapi.json');
   assert.deepEqual(config.tls, { certFile: '/home/op/store/tls/cert.pem', keyFile: '/etc/tls/key.pem' });
@@ -95,7 +105,13 @@ test('relative file paths are taken from where npm run was typed (INIT_CWD), els
 });
 
 test('base paths, TLS and CORS settings are checked', () => {
-  const good = loadConfig({ AUTH: 'off', PUBLIC_BASE_PATH: '/api/v2', UPSTREAM_BASE_PATH: '/', CORS_ORIGINS: 'https://app.example.com, http://localhost:5173', FORWARD_AUTHORIZATION: 'true' });
+  const good = loadConfig({
+    AUTH: 'off',
+    PUBLIC_BASE_PATH: '/api/v2',
+    UPSTREAM_BASE_PATH: '/',
+    CORS_ORIGINS: 'https://app.example.com, http://localhost:5173',
+    FORWARD_AUTHORIZATION: 'true',
+  });
   assert.ok(good.ok);
   assert.equal(good.config.publicBasePath, '/api/v2');
   assert.equal(good.config.upstream.basePath, '/');

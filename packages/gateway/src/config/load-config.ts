@@ -59,8 +59,7 @@ export interface GatewayConfig {
       };
   /** Shared state (revocations; rate limits next). Without it, state is in process. */
   readonly redis:
-    | { readonly url: string; readonly cluster: boolean; readonly prefix: string; readonly commandTimeoutMs: number; readonly batchWindowMs: number }
-    | undefined;
+    { readonly url: string; readonly cluster: boolean; readonly prefix: string; readonly commandTimeoutMs: number; readonly batchWindowMs: number } | undefined;
 }
 
 export type KeysConfig =
@@ -81,9 +80,7 @@ export type AuthConfig =
       readonly revocationsFile: string | undefined;
     };
 
-export type ConfigResult =
-  | { readonly ok: true; readonly config: GatewayConfig }
-  | { readonly ok: false; readonly problems: readonly string[] };
+export type ConfigResult = { readonly ok: true; readonly config: GatewayConfig } | { readonly ok: false; readonly problems: readonly string[] };
 
 /** Parses the environment once; on failure lists every problem, one line per variable. */
 export function loadConfig(env: Readonly<Record<string, string | undefined>>): ConfigResult {
@@ -113,10 +110,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
     },
     publicBasePath: e.PUBLIC_BASE_PATH,
     tls: e.TLS_CERT_FILE === undefined || e.TLS_KEY_FILE === undefined ? undefined : { certFile: file(e.TLS_CERT_FILE), keyFile: file(e.TLS_KEY_FILE) },
-    cors:
-      e.CORS_ORIGINS.length === 0
-        ? undefined
-        : { origins: e.CORS_ORIGINS[0] === '*' ? '*' : e.CORS_ORIGINS, maxAgeSeconds: e.CORS_MAX_AGE_SECONDS },
+    cors: e.CORS_ORIGINS.length === 0 ? undefined : { origins: e.CORS_ORIGINS[0] === '*' ? '*' : e.CORS_ORIGINS, maxAgeSeconds: e.CORS_MAX_AGE_SECONDS },
     openApiFile: file(e.OPENAPI_FILE),
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
     trustProxy: e.TRUST_PROXY.length === 0 ? undefined : trustedProxies(e.TRUST_PROXY),
@@ -169,7 +163,13 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
     redis:
       e.REDIS_URL === undefined
         ? undefined
-        : { url: e.REDIS_URL, cluster: e.REDIS_CLUSTER, prefix: e.REDIS_PREFIX, commandTimeoutMs: e.REDIS_COMMAND_TIMEOUT_MS, batchWindowMs: e.REDIS_BATCH_WINDOW_MS },
+        : {
+            url: e.REDIS_URL,
+            cluster: e.REDIS_CLUSTER,
+            prefix: e.REDIS_PREFIX,
+            commandTimeoutMs: e.REDIS_COMMAND_TIMEOUT_MS,
+            batchWindowMs: e.REDIS_BATCH_WINDOW_MS,
+          },
   };
   Object.freeze(config.upstream);
   Object.freeze(config.auth);

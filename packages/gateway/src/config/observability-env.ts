@@ -11,7 +11,10 @@ const SAMPLERS = ['always_on', 'always_off', 'traceidratio', 'parentbased_always
 /** `key=value,key2=value2` (values percent-decoded), as OpenTelemetry's `OTEL_EXPORTER_OTLP_HEADERS`. */
 const headerList = z.string().transform((value, ctx) => {
   const headers: Record<string, string> = {};
-  for (const entry of value.split(',').map((part) => part.trim()).filter((part) => part !== '')) {
+  for (const entry of value
+    .split(',')
+    .map((part) => part.trim())
+    .filter((part) => part !== '')) {
     const equals = entry.indexOf('=');
     if (equals <= 0) {
       ctx.addIssue({ code: 'custom', message: `"${entry}" is not key=value` });

@@ -8,7 +8,13 @@ import { exhaustedPolicies, problemDetails, wantsProblemDetails } from './proble
  * go to `writeHead` as a flat `[name, value, …]` list: given an object, Node normalises and
  * stores every header one by one first, which made a 429 cost about as much as a proxied answer.
  */
-export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Readonly<Record<string, string>>, contentType = 'application/json'): void {
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Readonly<Record<string, string>>,
+  contentType = 'application/json',
+): void {
   const payload = JSON.stringify(body);
   const list: string[] = [];
   for (const name in headers) {
@@ -33,12 +39,7 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
  * same status, headers and code (a 429's `violated-policies` are the windows its `RateLimit`
  * shows exhausted).
  */
-export function sendError(
-  res: ServerResponse,
-  code: ErrorCode,
-  headers: Readonly<Record<string, string>>,
-  message?: string,
-): void {
+export function sendError(res: ServerResponse, code: ErrorCode, headers: Readonly<Record<string, string>>, message?: string): void {
   if (wantsProblemDetails(res.req?.headers.accept)) {
     const problem = problemDetails(code, message, code === 'rate_limited' ? exhaustedPolicies(headers.ratelimit) : undefined);
     sendJson(res, problem.status, problem, headers, 'application/problem+json');

@@ -34,7 +34,12 @@ function connectionTokens(value: string | string[] | undefined): ReadonlySet<str
   // The common case names nothing but keep-alive, which is hop-by-hop already.
   if (value === undefined || value === 'keep-alive') return NONE;
   const text = Array.isArray(value) ? value.join(',') : (value ?? '');
-  return new Set(text.split(',').map((token) => token.trim().toLowerCase()).filter((token) => token !== ''));
+  return new Set(
+    text
+      .split(',')
+      .map((token) => token.trim().toLowerCase())
+      .filter((token) => token !== ''),
+  );
 }
 
 /** True for a header name that must not cross the gateway in either direction. */

@@ -1,2 +1,14 @@
-export { initKeyring, issueKey, keyringFiles, KeyringError, listKeys, retireKey, revokeKey, rotateKey, type IssuedKey, type IssueRequest, type KeyStopped } from './keyring.js';
+export {
+  initKeyring,
+  issueKey,
+  keyringFiles,
+  KeyringError,
+  listKeys,
+  retireKey,
+  revokeKey,
+  rotateKey,
+  type IssuedKey,
+  type IssueRequest,
+  type KeyStopped,
+} from './keyring.js';
 export { parseDuration } from './parse-duration.js';

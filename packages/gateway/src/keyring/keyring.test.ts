@@ -14,14 +14,23 @@ test('init writes a 0600 private key in a 0700 directory and a public-only JWKS'
   assert.equal(statSync(join(dir, 'private')).mode & 0o777, 0o700);
   assert.equal(statSync(join(dir, 'private', `${kid}.json`)).mode & 0o777, 0o600);
   const jwks = JSON.parse(readFileSync(join(dir, 'public', 'jwks.json'), 'utf8')) as { keys: Record<string, unknown>[] };
-  assert.deepEqual(jwks.keys.map((key) => [key.kid, key.alg, key.crv, 'd' in key]), [[kid, 'EdDSA', 'Ed25519', false]]);
+  assert.deepEqual(
+    jwks.keys.map((key) => [key.kid, key.alg, key.crv, 'd' in key]),
+    [[kid, 'EdDSA', 'Ed25519', false]],
+  );
   await assert.rejects(initKeyring(dir, { issuer: 'i', audience: 'a' }), KeyringError, 'no silent overwrite');
 });
 
 test('the register keeps ids and dates, never a key', async () => {
   const dir = fresh();
   await initKeyring(dir, { issuer: 'i', audience: 'a' });
-  const { token, record } = await issueKey(dir, { plan: 'enterprise', sub: 'megacorp', ttlMs: parseDuration('90d'), limits: { minute: 9000 }, now: Date.UTC(2026, 0, 1) });
+  const { token, record } = await issueKey(dir, {
+    plan: 'enterprise',
+    sub: 'megacorp',
+    ttlMs: parseDuration('90d'),
+    limits: { minute: 9000 },
+    now: Date.UTC(2026, 0, 1),
+  });
   assert.deepEqual(listKeys(dir, Date.UTC(2026, 0, 2)), [{ ...record, revokedAt: undefined, stopped: undefined }]);
   assert.equal(listKeys(dir, Date.UTC(2026, 3, 1))[0]?.stopped, 'expired');
   assert.equal(record.expiresAt, '2026-04-01T00:00:00.000Z');
@@ -51,9 +60,23 @@ test('list tells which keys stopped verifying: revoked, or signed by a retired k
   revokeKey(dir, revoked.jti);
   await rotateKey(dir);
   const current = (await issueKey(dir, { plan: 'free', sub: 'new' })).record;
-  assert.deepEqual(listKeys(dir).map((key) => [key.jti, key.stopped]), [[old.jti, undefined], [revoked.jti, 'revoked'], [current.jti, undefined]]);
+  assert.deepEqual(
+    listKeys(dir).map((key) => [key.jti, key.stopped]),
+    [
+      [old.jti, undefined],
+      [revoked.jti, 'revoked'],
+      [current.jti, undefined],
+    ],
+  );
   retireKey(dir, old.kid);
-  assert.deepEqual(listKeys(dir).map((key) => [key.jti, key.stopped]), [[old.jti, 'retired'], [revoked.jti, 'revoked'], [current.jti, undefined]]);
+  assert.deepEqual(
+    listKeys(dir).map((key) => [key.jti, key.stopped]),
+    [
+      [old.jti, 'retired'],
+      [revoked.jti, 'revoked'],
+      [current.jti, undefined],
+    ],
+  );
 });
 
 test('a keyring made before public/ is moved into the new layout on first use', async () => {

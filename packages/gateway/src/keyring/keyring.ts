@@ -49,7 +49,10 @@ const paths = (dir: string) => ({
 /** Keyrings made before `public/` kept its two files at the top: move them in, once. */
 function upgradeLayout(dir: string): void {
   const p = paths(dir);
-  for (const [old, current] of [[join(dir, 'jwks.json'), p.jwks], [join(dir, 'revoked.json'), p.revoked]] as const) {
+  for (const [old, current] of [
+    [join(dir, 'jwks.json'), p.jwks],
+    [join(dir, 'revoked.json'), p.revoked],
+  ] as const) {
     if (!existsSync(old) || existsSync(current)) continue;
     mkdirSync(p.publicDir, { recursive: true, mode: 0o755 });
     renameSync(old, current);
@@ -162,7 +165,13 @@ export function listKeys(dir: string, now = Date.now()): (IssuedKey & { revokedA
   return state.issued.map((key) => {
     const revokedAt = revoked[key.jti];
     const stopped: KeyStopped | undefined =
-      revokedAt !== undefined ? 'revoked' : key.expiresAt !== undefined && Date.parse(key.expiresAt) <= now ? 'expired' : kids.has(key.kid) ? undefined : 'retired';
+      revokedAt !== undefined
+        ? 'revoked'
+        : key.expiresAt !== undefined && Date.parse(key.expiresAt) <= now
+          ? 'expired'
+          : kids.has(key.kid)
+            ? undefined
+            : 'retired';
     return { ...key, revokedAt, stopped };
   });
 }

@@ -1,11 +1,5 @@
 import type { Logger } from 'pino';
-import {
-  CHANNELS,
-  type FileReloadFailedEvent,
-  type RedisHealthEvent,
-  type RequestEndEvent,
-  type UpstreamCallEvent,
-} from '../events/index.js';
+import { CHANNELS, type FileReloadFailedEvent, type RedisHealthEvent, type RequestEndEvent, type UpstreamCallEvent } from '../events/index.js';
 import { subscribeAll } from './subscribe.js';
 
 /**

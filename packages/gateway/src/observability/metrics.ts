@@ -37,7 +37,12 @@ export function createMetrics(source: object, probes: MetricsProbes): { readonly
   const registry = new Registry();
   const registers = [registry];
   collectDefaultMetrics({ register: registry });
-  const requests = new SeriesHistogram('http_server_request_duration_seconds', 'Requests the gateway answered, by method, route template, status and outcome.', HTTP_BUCKETS, registry);
+  const requests = new SeriesHistogram(
+    'http_server_request_duration_seconds',
+    'Requests the gateway answered, by method, route template, status and outcome.',
+    HTTP_BUCKETS,
+    registry,
+  );
   // In progress, per method: plain numbers, set into the gauge when scraped.
   const inProgress = new Map<string, number>();
   new Gauge({
@@ -49,11 +54,21 @@ export function createMetrics(source: object, probes: MetricsProbes): { readonly
       for (const [method, value] of inProgress) this.set({ http_request_method: method }, value);
     },
   });
-  const upstreamCalls = new SeriesHistogram('http_client_request_duration_seconds', 'Calls to the backend, until its answer started; error_type on failure.', HTTP_BUCKETS, registry);
+  const upstreamCalls = new SeriesHistogram(
+    'http_client_request_duration_seconds',
+    'Calls to the backend, until its answer started; error_type on failure.',
+    HTTP_BUCKETS,
+    registry,
+  );
   const decisions = new SeriesCounter('gateway_ratelimit_decisions_total', 'Rate-limit decisions by plan.', registry);
   const auth = new SeriesCounter('gateway_auth_outcomes_total', 'API key checks by outcome.', registry);
   const keyCache = new SeriesCounter('gateway_key_cache_lookups_total', 'Lookups of the verified-key cache.', registry);
-  const redisCommands = new SeriesHistogram('gateway_redis_command_duration_seconds', 'Redis commands of the gateway, by command and whether it answered.', REDIS_BUCKETS, registry);
+  const redisCommands = new SeriesHistogram(
+    'gateway_redis_command_duration_seconds',
+    'Redis commands of the gateway, by command and whether it answered.',
+    REDIS_BUCKETS,
+    registry,
+  );
   new Gauge({
     name: 'gateway_upstream_up',
     help: '1 when the backend answers its readiness path, asked at each scrape.',
@@ -73,10 +88,12 @@ export function createMetrics(source: object, probes: MetricsProbes): { readonly
       },
     });
   }
-  new Gauge({ name: 'gateway_build_info', help: 'The gateway version and Node.js version, always 1.', labelNames: ['version', 'node_version'] as const, registers }).set(
-    { version: VERSION, node_version: process.version },
-    1,
-  );
+  new Gauge({
+    name: 'gateway_build_info',
+    help: 'The gateway version and Node.js version, always 1.',
+    labelNames: ['version', 'node_version'] as const,
+    registers,
+  }).set({ version: VERSION, node_version: process.version }, 1);
 
   const stop = subscribeAll({
     [CHANNELS.requestStart]: ({ request }: RequestStartEvent) => {
@@ -112,7 +129,10 @@ export function createMetrics(source: object, probes: MetricsProbes): { readonly
       keyCache.series(result, () => ({ result })).value += 1;
     },
     [CHANNELS.redisCommand]: ({ command, durationMs, ok }: RedisCommandEvent) => {
-      redisCommands.observe(redisCommands.series(`${command} ${ok}`, () => ({ command, ok: String(ok) })), durationMs / 1000);
+      redisCommands.observe(
+        redisCommands.series(`${command} ${ok}`, () => ({ command, ok: String(ok) })),
+        durationMs / 1000,
+      );
     },
   });
   return { registry, stop };

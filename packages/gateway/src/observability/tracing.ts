@@ -3,7 +3,15 @@ import { ROOT_CONTEXT, SpanKind, SpanStatusCode, defaultTextMapGetter, defaultTe
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
-import { AlwaysOffSampler, AlwaysOnSampler, BasicTracerProvider, BatchSpanProcessor, ParentBasedSampler, TraceIdRatioBasedSampler, type Sampler } from '@opentelemetry/sdk-trace-base';
+import {
+  AlwaysOffSampler,
+  AlwaysOnSampler,
+  BasicTracerProvider,
+  BatchSpanProcessor,
+  ParentBasedSampler,
+  TraceIdRatioBasedSampler,
+  type Sampler,
+} from '@opentelemetry/sdk-trace-base';
 import {
   ATTR_ERROR_TYPE,
   ATTR_HTTP_REQUEST_METHOD,
@@ -15,7 +23,17 @@ import {
   ATTR_SERVICE_VERSION,
   ATTR_URL_PATH,
 } from '@opentelemetry/semantic-conventions';
-import { CHANNELS, UNMATCHED_ROUTE, type AuthOutcomeEvent, type LimitDecisionEvent, type RequestEndEvent, type RequestRecord, type RequestStartEvent, type UpstreamCallEvent, type UpstreamStartEvent } from '../events/index.js';
+import {
+  CHANNELS,
+  UNMATCHED_ROUTE,
+  type AuthOutcomeEvent,
+  type LimitDecisionEvent,
+  type RequestEndEvent,
+  type RequestRecord,
+  type RequestStartEvent,
+  type UpstreamCallEvent,
+  type UpstreamStartEvent,
+} from '../events/index.js';
 import { subscribeAll } from './subscribe.js';
 
 /** What tracing needs (`OTEL_*` settings, parsed in `config/`). */
@@ -33,7 +51,11 @@ export interface TracingOptions {
 const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
 function samplerOf(config: TracingOptions): Sampler {
-  const root = config.sampler.endsWith('always_off') ? new AlwaysOffSampler() : config.sampler.endsWith('traceidratio') ? new TraceIdRatioBasedSampler(config.ratio) : new AlwaysOnSampler();
+  const root = config.sampler.endsWith('always_off')
+    ? new AlwaysOffSampler()
+    : config.sampler.endsWith('traceidratio')
+      ? new TraceIdRatioBasedSampler(config.ratio)
+      : new AlwaysOnSampler();
   return config.sampler.startsWith('parentbased_') ? new ParentBasedSampler({ root }) : root;
 }
 
@@ -69,7 +91,15 @@ export function createTracing(source: object, config: TracingOptions): { stop():
     [CHANNELS.requestStart]: ({ request, headers }: RequestStartEvent) => {
       if (request.source !== source) return;
       const parent = propagator.extract(ROOT_CONTEXT, headers, defaultTextMapGetter);
-      const span = tracer.startSpan(request.method, { kind: SpanKind.SERVER, startTime: request.startedAt, attributes: { [ATTR_HTTP_REQUEST_METHOD]: request.method, [ATTR_URL_PATH]: request.url.split('?')[0] as string } }, parent);
+      const span = tracer.startSpan(
+        request.method,
+        {
+          kind: SpanKind.SERVER,
+          startTime: request.startedAt,
+          attributes: { [ATTR_HTTP_REQUEST_METHOD]: request.method, [ATTR_URL_PATH]: request.url.split('?')[0] as string },
+        },
+        parent,
+      );
       servers.set(request, span);
       request.traceId = span.spanContext().traceId;
     },
@@ -80,7 +110,8 @@ export function createTracing(source: object, config: TracingOptions): { stop():
       else servers.get(request)?.setAttribute('gateway.auth.outcome', outcome);
     },
     [CHANNELS.limitDecision]: ({ request, plan, decision, startedAt, durationMs }: LimitDecisionEvent) => {
-      if (request?.source === source) child(request, 'rate limit', startedAt, durationMs, { 'gateway.ratelimit.plan': plan, 'gateway.ratelimit.decision': decision });
+      if (request?.source === source)
+        child(request, 'rate limit', startedAt, durationMs, { 'gateway.ratelimit.plan': plan, 'gateway.ratelimit.decision': decision });
     },
     [CHANNELS.upstreamStart]: ({ request, headers }: UpstreamStartEvent) => {
       const parent = request.source === source ? within(request) : undefined;

@@ -6,7 +6,13 @@ import type { Exchange } from './exchange.js';
 /** What a step answers with. Everything but `proxied` and `client_gone` is written by `writeAnswer`. */
 export type Answer =
   /** The Error body of `code`, with the exchange's headers and these. */
-  | { readonly kind: 'error'; readonly code: ErrorCode; readonly message?: string; readonly headers?: Readonly<Record<string, string>>; readonly outcome?: Outcome }
+  | {
+      readonly kind: 'error';
+      readonly code: ErrorCode;
+      readonly message?: string;
+      readonly headers?: Readonly<Record<string, string>>;
+      readonly outcome?: Outcome;
+    }
   /** /healthz and /readyz. */
   | { readonly kind: 'status'; readonly status: number; readonly body: unknown }
   /** The deprecation notes the gateway serves itself. */

@@ -48,7 +48,16 @@ export function openExchange(req: IncomingMessage, res: ServerResponse, source: 
     url,
     path: queryStart === -1 ? url : url.slice(0, queryStart),
     headers: { 'x-request-id': id },
-    record: { source, id, method, url, startedAt: performance.now(), route: UNMATCHED_ROUTE, outcome: 'internal_error', traceId: traceIdOf(req.headers.traceparent) },
+    record: {
+      source,
+      id,
+      method,
+      url,
+      startedAt: performance.now(),
+      route: UNMATCHED_ROUTE,
+      outcome: 'internal_error',
+      traceId: traceIdOf(req.headers.traceparent),
+    },
   };
 }
 

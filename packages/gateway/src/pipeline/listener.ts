@@ -40,12 +40,17 @@ export function createListener(
    * large is still charged to its address's anonymous limit and shown its state, and told of its
    * operation's deprecation when the request line says which one it was.
    */
-  async function parserAnswerHeaders(kind: ClientErrorKind, error: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Duplex): Promise<Record<string, string>> {
+  async function parserAnswerHeaders(
+    kind: ClientErrorKind,
+    error: NodeJS.ErrnoException & { rawPacket?: Buffer },
+    socket: Duplex,
+  ): Promise<Record<string, string>> {
     const headers: Record<string, string> = {};
     if (kind !== 'headers_too_large') return headers;
     const line = /^([A-Z]+) (\/[^ ?]*)/.exec(error.rawPacket?.toString('latin1', 0, 2048) ?? '');
     const match = line === null ? undefined : parts.matchRoute(line[1] as string, line[2] as string);
-    if (match?.kind === 'operation' && match.operation.deprecation !== undefined) Object.assign(headers, deprecationHeaders(match.operation.deprecation, parts.docUrl));
+    if (match?.kind === 'operation' && match.operation.deprecation !== undefined)
+      Object.assign(headers, deprecationHeaders(match.operation.deprecation, parts.docUrl));
     const ip = (socket as Socket).remoteAddress;
     if (parts.decideAnonymous !== undefined && ip !== undefined) {
       try {

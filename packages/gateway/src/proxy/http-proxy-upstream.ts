@@ -138,9 +138,10 @@ export function createHttpProxyUpstream(options: UpstreamOptions): Upstream {
             res.destroy();
             return;
           }
-          finish(exchange, exchange.timedOut
-            ? { kind: 'failed', code: 'upstream_timeout', cause: error }
-            : { kind: 'failed', code: 'bad_gateway', cause: error });
+          finish(
+            exchange,
+            exchange.timedOut ? { kind: 'failed', code: 'upstream_timeout', cause: error } : { kind: 'failed', code: 'bad_gateway', cause: error },
+          );
         });
       });
     },

@@ -101,7 +101,10 @@ export function createUndiciUpstream(options: UpstreamOptions): Upstream {
             }
             const raw = (ctrl.rawHeaders ?? []) as (Buffer | string)[];
             const names = Object.keys(request.responseHeaders);
-            const headers = downstreamHeaders(raw.map((part) => part.toString('latin1')), new Set(names));
+            const headers = downstreamHeaders(
+              raw.map((part) => part.toString('latin1')),
+              new Set(names),
+            );
             for (const name of names) headers.push(name, request.responseHeaders[name] as string);
             try {
               res.writeHead(status, headers);

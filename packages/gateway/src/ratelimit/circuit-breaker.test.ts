@@ -57,7 +57,10 @@ test('while a probe is in flight, other calls are refused at once', async () => 
   now = 100;
   let release: () => void = () => {};
   const probe = guarded(() => new Promise<string>((resolve) => (release = () => resolve('up'))));
-  await assert.rejects(guarded(async () => 'not asked'), CircuitOpenError);
+  await assert.rejects(
+    guarded(async () => 'not asked'),
+    CircuitOpenError,
+  );
   release();
   assert.equal(await probe, 'up');
   assert.equal(await guarded(async () => 'closed'), 'closed');

@@ -113,20 +113,25 @@ function assertDraft11(headers: Record<string, string>): void {
     assert.ok(Number.isInteger(w) && (w as number) > 0, `w=${String(w)}`);
   }
   const limits = parseList(headers.ratelimit ?? '') as Item[];
-  assert.deepEqual(limits.map(([name]) => name), policies.map(([name]) => name), 'RateLimit names the policies');
+  assert.deepEqual(
+    limits.map(([name]) => name),
+    policies.map(([name]) => name),
+    'RateLimit names the policies',
+  );
   const retryAfter = headers['retry-after'] === undefined ? undefined : Number(headers['retry-after']);
   for (const [name, params] of limits) {
     const r = params.get('r');
     const t = params.get('t');
     assert.ok(Number.isInteger(r) && (r as number) >= 0, `${String(name)} r=${String(r)}`);
     assert.ok(Number.isInteger(t) && (t as number) >= 0, `${String(name)} t=${String(t)}`);
-    if (retryAfter !== undefined && r === 0) assert.ok(retryAfter >= (t as number), `Retry-After ${retryAfter} before the end of ${String(name)}'s window (t=${String(t)})`);
+    if (retryAfter !== undefined && r === 0)
+      assert.ok(retryAfter >= (t as number), `Retry-After ${retryAfter} before the end of ${String(name)}'s window (t=${String(t)})`);
   }
 }
 
 test('draft-11: the fields hold over random traffic, refusals and bans included', async () => {
   let seed = 7;
-  const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
   let now = EDGE;
   const limiter = createMemoryLimiter({ now: () => now });
   const policy = minuteAndDay('small', 5, 40, { strikes: 4, strikeWindowMs: 60_000, banMs: 90_000 });
@@ -160,5 +165,8 @@ test('draft-11: a banned key is shown no quota until its ban ends, in RateLimit 
 });
 
 test('draft-11: a policy without windows sends neither field (both are non-empty Lists)', () => {
-  assert.deepEqual(rateLimitHeaders({ allowed: true, banned: false, policy: { name: 'none', windows: [], ban: undefined }, windows: [], retryAt: undefined, now: EDGE }), {});
+  assert.deepEqual(
+    rateLimitHeaders({ allowed: true, banned: false, policy: { name: 'none', windows: [], ban: undefined }, windows: [], retryAt: undefined, now: EDGE }),
+    {},
+  );
 });

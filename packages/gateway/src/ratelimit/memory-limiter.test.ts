@@ -22,7 +22,13 @@ async function admitted(limiter: ReturnType<typeof createMemoryLimiter>, subject
 test('a seeded limiter at half the plan admits half of what is left, not half the plan', async () => {
   let now = 1_800_000_000_000;
   const limiter = createMemoryLimiter({ now: () => now, share: 0.5 });
-  limiter.seed({ subject: 'acme', keyId: undefined, policy: FREE }, new Map([['minute', 50], ['day', 50]]));
+  limiter.seed(
+    { subject: 'acme', keyId: undefined, policy: FREE },
+    new Map([
+      ['minute', 50],
+      ['day', 50],
+    ]),
+  );
   assert.equal(await admitted(limiter, 'acme', 20), 5);
   // Seeding again with the same count adds nothing; a larger count tops it up.
   limiter.seed({ subject: 'acme', keyId: undefined, policy: FREE }, new Map([['minute', 50]]));

@@ -59,7 +59,10 @@ export function createMemoryLimiter(options: MemoryLimiterOptions = {}): MemoryL
       let entry = windows.get(key);
       let state: WindowState;
       if (peek) {
-        state = entry === undefined ? emptyWindow() : { counts: new Map(entry.state.counts), total: entry.state.total, first: entry.state.first, last: entry.state.last };
+        state =
+          entry === undefined
+            ? emptyWindow()
+            : { counts: new Map(entry.state.counts), total: entry.state.total, first: entry.state.first, last: entry.state.last };
       } else {
         if (entry === undefined) windows.set(key, (entry = { state: emptyWindow(), touched: at, windowMs: window.windowMs }));
         entry.touched = at;

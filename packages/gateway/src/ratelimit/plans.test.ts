@@ -8,7 +8,13 @@ import type { Identity } from '../auth/index.js';
 import { anonymousSubject, createPlans, readPlansFile } from './plans.js';
 
 const SHIPPED = fileURLToPath(new URL('../../plans/plans.json', import.meta.url));
-const identity = (plan: Identity['plan'], subject = 'acme', limits?: Identity['limits']): Identity => ({ subject, keyId: 'k', plan, expiresAt: undefined, limits });
+const identity = (plan: Identity['plan'], subject = 'acme', limits?: Identity['limits']): Identity => ({
+  subject,
+  keyId: 'k',
+  plan,
+  expiresAt: undefined,
+  limits,
+});
 const limitsOf = (policy: { windows: readonly { name: string; limit: number }[] }) => Object.fromEntries(policy.windows.map((w) => [w.name, w.limit]));
 
 test('the shipped plans are the interface’s', () => {
@@ -32,7 +38,10 @@ test('enterprise: account override first, then the limits signed into the key, t
 test('a per-plan ban policy overrides the default', () => {
   const file = join(temporaryDir('plans-'), 'plans.json');
   const base = readPlansFile(SHIPPED);
-  writeFileSync(file, JSON.stringify({ ...base, plans: { ...base.plans, free: { minute: 60, day: 1000, ban: { strikes: 3, strikeWindowSeconds: 10, banSeconds: 60 } } } }));
+  writeFileSync(
+    file,
+    JSON.stringify({ ...base, plans: { ...base.plans, free: { minute: 60, day: 1000, ban: { strikes: 3, strikeWindowSeconds: 10, banSeconds: 60 } } } }),
+  );
   const plans = createPlans(file);
   assert.deepEqual(plans.forIdentity(identity('free')).ban, { strikes: 3, strikeWindowMs: 10_000, banMs: 60_000 });
   assert.deepEqual(plans.forIdentity(identity('pro')).ban?.strikes, base.ban?.strikes);
@@ -41,7 +50,10 @@ test('a per-plan ban policy overrides the default', () => {
 test('an invalid plans file is refused with every problem named', () => {
   const file = join(temporaryDir('plans-'), 'plans.json');
   writeFileSync(file, JSON.stringify({ plans: { free: { minute: -1, day: 'x' } }, anonymous: {} }));
-  assert.throws(() => readPlansFile(file), (error: Error) => /plans\.free\.minute/.test(error.message) && /plans\.pro/.test(error.message) && /anonymous\.minute/.test(error.message));
+  assert.throws(
+    () => readPlansFile(file),
+    (error: Error) => /plans\.free\.minute/.test(error.message) && /plans\.pro/.test(error.message) && /anonymous\.minute/.test(error.message),
+  );
 });
 
 test('anonymous clients: per IPv4 address, per IPv6 /64', () => {

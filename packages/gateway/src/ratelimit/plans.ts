@@ -43,7 +43,10 @@ export function anonymousSubject(ip: string): string {
   const left = head === '' ? [] : head.split(':');
   const right = tail === '' ? [] : tail.split(':');
   const groups = ip.includes('::') ? [...left, ...Array(8 - left.length - right.length).fill('0'), ...right] : left;
-  return `ip:${groups.slice(0, 4).map((g) => Number.parseInt(g, 16).toString(16)).join(':')}::/64`;
+  return `ip:${groups
+    .slice(0, 4)
+    .map((g) => Number.parseInt(g, 16).toString(16))
+    .join(':')}::/64`;
 }
 
 /**

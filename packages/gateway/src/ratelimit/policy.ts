@@ -44,7 +44,13 @@ export interface RateDecision {
   readonly banned: boolean;
   readonly policy: Policy;
   /** Per window, after this request: what is left and when the oldest counted request leaves. */
-  readonly windows: readonly { readonly name: string; readonly limit: number; readonly windowMs: number; readonly remaining: number; readonly resetAt: number }[];
+  readonly windows: readonly {
+    readonly name: string;
+    readonly limit: number;
+    readonly windowMs: number;
+    readonly remaining: number;
+    readonly resetAt: number;
+  }[];
   /** When a refused request could be admitted (ms since the epoch); `undefined` if never. */
   readonly retryAt: number | undefined;
   /** The limiter's clock (Redis TIME, or the process's) at the decision, ms since the epoch. */

@@ -32,7 +32,8 @@ export function createRateLimiting(limiter: Limiter, plans: Plans, options: { re
   return {
     checksRevocation: checkRevoked,
     forIdentity: (identity) => limiter.check({ subject: identity.subject, keyId: identity.keyId, policy: plans.forIdentity(identity), checkRevoked }),
-    peekIdentity: (identity) => limiter.check({ subject: identity.subject, keyId: identity.keyId, policy: plans.forIdentity(identity), checkRevoked, peek: true }),
+    peekIdentity: (identity) =>
+      limiter.check({ subject: identity.subject, keyId: identity.keyId, policy: plans.forIdentity(identity), checkRevoked, peek: true }),
     // A subject of its own per key, and no key id: the usage limit neither reads nor makes bans.
     forUsage: (identity) => limiter.check({ subject: `usage:${identity.keyId}`, keyId: undefined, policy: USAGE_POLICY }),
     forAnonymous: (clientIp) => limiter.check({ subject: anonymousSubject(clientIp), keyId: undefined, policy: plans.anonymous() }),

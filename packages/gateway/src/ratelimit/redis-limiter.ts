@@ -75,7 +75,14 @@ export function createRedisLimiter(redis: RedisClient, options: RedisLimiterOpti
         policyIndex.set(signature, number);
         for (const field of fields) policyArgs.push(field);
       }
-      requestArgs.push(index, request.keyId ?? '', withDenyList && request.checkRevoked === true ? '1' : '0', number, request.pendingStrikes ?? 0, request.peek === true ? '1' : '0');
+      requestArgs.push(
+        index,
+        request.keyId ?? '',
+        withDenyList && request.checkRevoked === true ? '1' : '0',
+        number,
+        request.pendingStrikes ?? 0,
+        request.peek === true ? '1' : '0',
+      );
     }
     const args = [clock(), requests.length, withDenyList ? '1' : '0', policyIndex.size, deadline(), ...policyArgs, ...requestArgs];
     const reply = (await run(keys, args)) as number[];
@@ -106,7 +113,10 @@ export function createRedisLimiter(redis: RedisClient, options: RedisLimiterOpti
       // The deny-list is in another slot: ask it first, for every request of the batch at once.
       const asking = requests.flatMap((request, i) => (request.checkRevoked === true && request.keyId !== undefined ? [i] : []));
       if (asking.length > 0) {
-        const found = await redis.sMisMember(names.revoked, asking.map((i) => (requests[i] as LimitRequest).keyId as string));
+        const found = await redis.sMisMember(
+          names.revoked,
+          asking.map((i) => (requests[i] as LimitRequest).keyId as string),
+        );
         const revoked = new Set(asking.filter((_, j) => found[j] === true));
         for (const i of revoked) outcomes[i] = { decision: revokedDecision((requests[i] as LimitRequest).policy, Number(clock() || Date.now())) };
         pending = pending.map((members) => members.filter((i) => !revoked.has(i))).filter((members) => members.length > 0);
@@ -115,7 +125,10 @@ export function createRedisLimiter(redis: RedisClient, options: RedisLimiterOpti
     await Promise.all(
       pending.map(async (members) => {
         try {
-          const decisions = await decide(members.map((i) => requests[i] as LimitRequest), alone);
+          const decisions = await decide(
+            members.map((i) => requests[i] as LimitRequest),
+            alone,
+          );
           members.forEach((i, j) => (outcomes[i] = { decision: decisions[j] as RateDecision }));
         } catch (error) {
           for (const i of members) outcomes[i] = { error };

@@ -38,9 +38,12 @@ export function createCommandBudget(budgetMs: number, stuck?: StuckOptions): <T>
           settled = true;
           reject(new RedisTimeoutError(budgetMs));
           if (stuck !== undefined) {
-            timer = setTimeout(() => {
-              if (!answered) stuck.onStuck();
-            }, Math.max(0, stuck.afterMs - budgetMs));
+            timer = setTimeout(
+              () => {
+                if (!answered) stuck.onStuck();
+              },
+              Math.max(0, stuck.afterMs - budgetMs),
+            );
           }
         });
       }, budgetMs);

@@ -124,7 +124,11 @@ export function createRedisClient(url: string, options: RedisClientOptions): Red
       subscriber.on('message', (from: string, message: string) => {
         if (from === channel) listener(message);
       });
-      const subscribe = () => void subscriber.subscribe(channel).then(() => onSubscribed?.(), () => {});
+      const subscribe = () =>
+        void subscriber.subscribe(channel).then(
+          () => onSubscribed?.(),
+          () => {},
+        );
       // After a reconnection ioredis subscribes again by itself; 'ready' tells when it has.
       subscriber.on('ready', subscribe);
     },
@@ -134,7 +138,9 @@ export function createRedisClient(url: string, options: RedisClientOptions): Red
     defineScript(name, lua) {
       // No numberOfKeys: each call gives its own count first.
       redis.defineCommand(name, { lua });
-      const command = (redis as unknown as Record<string, (...args: (string | number)[]) => Promise<unknown>>)[name] as (...args: (string | number)[]) => Promise<unknown>;
+      const command = (redis as unknown as Record<string, (...args: (string | number)[]) => Promise<unknown>>)[name] as (
+        ...args: (string | number)[]
+      ) => Promise<unknown>;
       return (keys, args) => within(command.call(redis, keys.length, ...keys, ...args));
     },
     shardOf: options.cluster === true ? (key) => calculateSlot(key) : () => 0,

@@ -47,7 +47,10 @@ export function loadOperations(file: string, options: { readonly basePath?: stri
         method: method.toUpperCase(),
         template,
         basePath,
-        segments: template.split('/').slice(1).map((segment) => (/^\{[^}]+\}$/.test(segment) ? null : segment)),
+        segments: template
+          .split('/')
+          .slice(1)
+          .map((segment) => (/^\{[^}]+\}$/.test(segment) ? null : segment)),
         // `security: [{}]` (an empty requirement) makes a credential optional.
         requiresAuth: security.length > 0 && security.every((requirement) => Object.keys(requirement).length > 0),
         deprecation: op.deprecated

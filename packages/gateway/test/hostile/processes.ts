@@ -49,7 +49,13 @@ export async function startProcess(kind: keyof typeof MAINS, env: Record<string,
       child.kill('SIGKILL');
       throw new Error(`${kind} did not answer /healthz in 30 s:\n${stderr}`);
     }
-    if (await fetch(`${url}/healthz`).then(async (res) => (await res.arrayBuffer(), res.ok), () => false)) break;
+    if (
+      await fetch(`${url}/healthz`).then(
+        async (res) => (await res.arrayBuffer(), res.ok),
+        () => false,
+      )
+    )
+      break;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   const pid = child.pid as number;

@@ -25,48 +25,52 @@ async function twoKeys(stack: Stack, sub: string): Promise<{ revoked: string; ot
 }
 
 for (const revocationsFile of [true, false]) {
-  describe(`hostile revocation, two gateway processes (${revocationsFile ? 'REVOCATIONS_FILE beside Redis' : 'Redis the only deny-list'})`, { skip: redisSkipReason() }, () => {
-    let stack: Stack;
-    let cliEnv: Record<string, string>;
+  describe(
+    `hostile revocation, two gateway processes (${revocationsFile ? 'REVOCATIONS_FILE beside Redis' : 'Redis the only deny-list'})`,
+    { skip: redisSkipReason() },
+    () => {
+      let stack: Stack;
+      let cliEnv: Record<string, string>;
 
-    before(async () => {
-      stack = await startStack({ gateways: 2, revocationsFile });
-      cliEnv = { KEYS_DIR: stack.keyring.dir, REDIS_URL: stack.redis.url };
-    });
-    after(async () => {
-      await stack?.close();
-    });
+      before(async () => {
+        stack = await startStack({ gateways: 2, revocationsFile });
+        cliEnv = { KEYS_DIR: stack.keyring.dir, REDIS_URL: stack.redis.url };
+      });
+      after(async () => {
+        await stack?.close();
+      });
 
-    test('keys revoke, then Redis SIGKILLed within 2 ms of the CLI exiting: 401 on both instances while Redis is dead', async () => {
-      const { revoked, other, jti } = await twoKeys(stack, `kill-${revocationsFile}`);
-      const { status, killedAfterMs, stderr } = await revokeThenKill(cliEnv, jti, stack.redis);
-      try {
-        assert.equal(status, 0, stderr);
-        assert.ok(killedAfterMs < 2, `Redis was killed ${killedAfterMs} ms after the CLI exited`);
-        for (const gateway of stack.gateways) {
-          assert.equal(await statusOf(gateway.url, revoked), 401, 'the revoked key');
-          assert.equal(await statusOf(gateway.url, other), 200, 'another key of the account (local limiter)');
-        }
-      } finally {
-        await stack.redis.restart();
-        for (const gateway of stack.gateways) await untilReady(gateway.url);
-      }
-    });
-
-    if (revocationsFile) {
-      test('keys revoke, then Redis restarted empty: still 401 on both instances, the other key still 200', async () => {
-        const { revoked, other, jti } = await twoKeys(stack, 'restart');
-        const cli = await keysCli(cliEnv, 'revoke', jti);
-        assert.equal(cli.status, 0, cli.stderr);
-        for (const gateway of stack.gateways) assert.equal(await statusOf(gateway.url, revoked), 401);
-        await stack.redis.stop('SIGKILL'); // no persistence: it comes back without the deny-list
-        await stack.redis.restart();
-        for (const gateway of stack.gateways) await untilReady(gateway.url);
-        for (const gateway of stack.gateways) {
-          assert.equal(await statusOf(gateway.url, revoked), 401, 'the revoked key, after Redis lost its data');
-          assert.equal(await statusOf(gateway.url, other), 200);
+      test('keys revoke, then Redis SIGKILLed within 2 ms of the CLI exiting: 401 on both instances while Redis is dead', async () => {
+        const { revoked, other, jti } = await twoKeys(stack, `kill-${revocationsFile}`);
+        const { status, killedAfterMs, stderr } = await revokeThenKill(cliEnv, jti, stack.redis);
+        try {
+          assert.equal(status, 0, stderr);
+          assert.ok(killedAfterMs < 2, `Redis was killed ${killedAfterMs} ms after the CLI exited`);
+          for (const gateway of stack.gateways) {
+            assert.equal(await statusOf(gateway.url, revoked), 401, 'the revoked key');
+            assert.equal(await statusOf(gateway.url, other), 200, 'another key of the account (local limiter)');
+          }
+        } finally {
+          await stack.redis.restart();
+          for (const gateway of stack.gateways) await untilReady(gateway.url);
         }
       });
-    }
-  });
+
+      if (revocationsFile) {
+        test('keys revoke, then Redis restarted empty: still 401 on both instances, the other key still 200', async () => {
+          const { revoked, other, jti } = await twoKeys(stack, 'restart');
+          const cli = await keysCli(cliEnv, 'revoke', jti);
+          assert.equal(cli.status, 0, cli.stderr);
+          for (const gateway of stack.gateways) assert.equal(await statusOf(gateway.url, revoked), 401);
+          await stack.redis.stop('SIGKILL'); // no persistence: it comes back without the deny-list
+          await stack.redis.restart();
+          for (const gateway of stack.gateways) await untilReady(gateway.url);
+          for (const gateway of stack.gateways) {
+            assert.equal(await statusOf(gateway.url, revoked), 401, 'the revoked key, after Redis lost its data');
+            assert.equal(await statusOf(gateway.url, other), 200);
+          }
+        });
+      }
+    },
+  );
 }

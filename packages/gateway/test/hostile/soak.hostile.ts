@@ -87,7 +87,9 @@ describe(`hostile soak: ${SOAK_SECONDS} s at 70% of capacity, creates mixed in`,
     await mix(3); // warm-up
     const capacity = await mix(5);
     const rate = Math.max(50, Math.round(capacity.rps * 0.7));
-    console.log(`# capacity: ${Math.round(capacity.rps)} req/s with ${CONNECTIONS} connections (${JSON.stringify(capacity.statuses)}); soaking at ${rate} req/s for ${SOAK_SECONDS} s`);
+    console.log(
+      `# capacity: ${Math.round(capacity.rps)} req/s with ${CONNECTIONS} connections (${JSON.stringify(capacity.statuses)}); soaking at ${rate} req/s for ${SOAK_SECONDS} s`,
+    );
 
     const samples: { at: number; rss: number; fds: number }[] = [];
     const started = performance.now();
@@ -102,7 +104,9 @@ describe(`hostile soak: ${SOAK_SECONDS} s at 70% of capacity, creates mixed in`,
     }
     sample();
     const mib = (bytes: number) => (bytes / 1048576).toFixed(1);
-    console.log(`# soak: ${soak.requests} requests, ${Math.round(soak.rps)} req/s, ${JSON.stringify(soak.statuses)}, errors ${soak.errors}, timeouts ${soak.timeouts}`);
+    console.log(
+      `# soak: ${soak.requests} requests, ${Math.round(soak.rps)} req/s, ${JSON.stringify(soak.statuses)}, errors ${soak.errors}, timeouts ${soak.timeouts}`,
+    );
     console.log(`# gateway RSS MiB / descriptors every ${SAMPLE_EVERY_MS / 1000} s: ${samples.map((s) => `${mib(s.rss)}/${s.fds}`).join(' ')}`);
 
     assert.deepEqual(Object.keys(soak.statuses).sort(), ['200', '201'], `only 200 and 201: ${JSON.stringify(soak.statuses)}`);

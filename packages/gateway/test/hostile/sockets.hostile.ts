@@ -124,7 +124,7 @@ const ATTACKS: Attack[] = [
         });
       }),
     boundMs: 10_000 + 15_000,
-    because: 'SEND_TIMEOUT_MS, 10 s here, or earlier Node\'s own timeouts for the requests queued behind the unread answers',
+    because: "SEND_TIMEOUT_MS, 10 s here, or earlier Node's own timeouts for the requests queued behind the unread answers",
     env: { SEND_TIMEOUT_MS: '10000' },
   },
 ];
@@ -143,7 +143,13 @@ describe('hostile sockets: the gateway lets go of each within its bound', { conc
 
   for (const attack of ATTACKS) {
     test(`${attack.connections} clients that ${attack.name}: descriptors back to the baseline within ${attack.boundMs / 1000} s (${attack.because})`, async () => {
-      const gateway: ServiceUnderTest = await startProcess('gateway', { AUTH: 'off', RATE_LIMITS: 'off', UPSTREAM_URL: upstream.url, OPENAPI_FILE: document, ...attack.env });
+      const gateway: ServiceUnderTest = await startProcess('gateway', {
+        AUTH: 'off',
+        RATE_LIMITS: 'off',
+        UPSTREAM_URL: upstream.url,
+        OPENAPI_FILE: document,
+        ...attack.env,
+      });
       const sockets: Socket[] = [];
       try {
         // One request first, so the upstream connection and the lazily made parts exist already.
@@ -162,11 +168,19 @@ describe('hostile sockets: the gateway lets go of each within its bound', { conc
           peak = Math.max(peak, count - ours);
           return count;
         };
-        const tookMs = await eventually(clientSockets, (count) => count <= ours, attack.boundMs, (count) => `the gateway still holds ${count - ours} of the ${attack.connections} client connections ${attack.boundMs / 1000} s after the attack`);
+        const tookMs = await eventually(
+          clientSockets,
+          (count) => count <= ours,
+          attack.boundMs,
+          (count) => `the gateway still holds ${count - ours} of the ${attack.connections} client connections ${attack.boundMs / 1000} s after the attack`,
+        );
         const after = gateway.descriptors() - baseline;
-        console.log(`# ${attack.name}: ${held} client sockets held once the attack was in place (${peak} at most), none after ${(tookMs / 1000).toFixed(1)} s; descriptors overall: baseline ${baseline}, +${heldOverall} during, +${after} after (the upstream pool)`);
+        console.log(
+          `# ${attack.name}: ${held} client sockets held once the attack was in place (${peak} at most), none after ${(tookMs / 1000).toFixed(1)} s; descriptors overall: baseline ${baseline}, +${heldOverall} during, +${after} after (the upstream pool)`,
+        );
         // The attack did reach the gateway: otherwise "back to none" would prove nothing.
-        if (attack.letsGoEarly === true) assert.ok(peak >= attack.connections / 2, `the gateway held at most ${peak} of the ${attack.connections} client connections at once`);
+        if (attack.letsGoEarly === true)
+          assert.ok(peak >= attack.connections / 2, `the gateway held at most ${peak} of the ${attack.connections} client connections at once`);
         else assert.equal(peak, attack.connections, `the gateway held at most ${peak} of the ${attack.connections} client connections at once`);
         assert.ok(after <= UPSTREAM_POOL, `${after} descriptors more than the baseline`);
         // It still serves a real client, and the attackers' sockets are closed on its side.

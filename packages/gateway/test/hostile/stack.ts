@@ -23,7 +23,12 @@ export interface Stack {
  * `revocationsFile` is false: then Redis is the only deny-list), limits in Redis.
  * Whatever started is stopped again if a later part fails to.
  */
-export async function startStack(options: { gateways: number; env?: Record<string, string>; coreEnv?: Record<string, string>; revocationsFile?: boolean }): Promise<Stack> {
+export async function startStack(options: {
+  gateways: number;
+  env?: Record<string, string>;
+  coreEnv?: Record<string, string>;
+  revocationsFile?: boolean;
+}): Promise<Stack> {
   const started: { close(): Promise<void> }[] = [];
   const closeAll = async () => {
     for (const part of started.reverse()) await part.close().catch(() => {});
@@ -69,7 +74,12 @@ export async function startStack(options: { gateways: number; env?: Record<strin
 /** Polls /readyz until it answers 200, for at most `timeoutMs`. */
 export async function untilReady(url: string, timeoutMs = 15_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  while (!(await fetch(`${url}/readyz`).then(async (res) => (await res.arrayBuffer(), res.ok), () => false))) {
+  while (
+    !(await fetch(`${url}/readyz`).then(
+      async (res) => (await res.arrayBuffer(), res.ok),
+      () => false,
+    ))
+  ) {
     if (Date.now() > deadline) throw new Error(`${url} did not become ready`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }

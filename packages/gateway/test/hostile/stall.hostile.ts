@@ -30,14 +30,20 @@ describe('hostile stall: Redis paused under load, RATE_LIMIT_ON_REDIS_FAILURE=lo
     await stack?.close();
   });
 
-  const load = () => runLoad({ url: `${(stack.gateways[0] as Stack['gateways'][number]).url}/v1/pets?limit=1`, headers: { authorization: `Bearer ${token}` }, settings: SETTINGS });
+  const load = () =>
+    runLoad({
+      url: `${(stack.gateways[0] as Stack['gateways'][number]).url}/v1/pets?limit=1`,
+      headers: { authorization: `Bearer ${token}` },
+      settings: SETTINGS,
+    });
   const scriptCalls = async () => Number(/cmdstat_evalsha:calls=(\d+)/.exec(await admin.info('commandstats'))?.[1] ?? 0);
   const limitHeader = async () => {
     const res = await fetch(`${(stack.gateways[0] as Stack['gateways'][number]).url}/v1/pets?limit=1`, { headers: { authorization: `Bearer ${token}` } });
     await res.arrayBuffer();
     return res.headers.get('x-ratelimit-limit');
   };
-  const describeLoad = (result: LoadResult) => `${result.requests} requests, ${Math.round(result.rps)} req/s, p50 ${result.p50.toFixed(1)} ms, p99 ${result.p99.toFixed(1)} ms, statuses ${JSON.stringify(result.statuses)}, errors ${result.errors}`;
+  const describeLoad = (result: LoadResult) =>
+    `${result.requests} requests, ${Math.round(result.rps)} req/s, p50 ${result.p50.toFixed(1)} ms, p99 ${result.p99.toFixed(1)} ms, statuses ${JSON.stringify(result.statuses)}, errors ${result.errors}`;
 
   test(`a ${PAUSE_MS / 1000} s CLIENT PAUSE under ${CONNECTIONS} connections: every request answered 200 from the local limiter, none waiting out the stall, Redis left alone, then back`, async () => {
     await load(); // warm-up: JIT, connections, the verified-key cache
@@ -53,7 +59,9 @@ describe('hostile stall: Redis paused under load, RATE_LIMIT_ON_REDIS_FAILURE=lo
 
     console.log(`# normal:  ${describeLoad(normal)}`);
     console.log(`# stalled: ${describeLoad(stalled)}`);
-    console.log(`# throughput during the stall: ${((100 * stalled.rps) / normal.rps).toFixed(0)}% of normal (goal: 80% or more); Redis was asked ${callsDuring} times for ${stalled.requests} requests`);
+    console.log(
+      `# throughput during the stall: ${((100 * stalled.rps) / normal.rps).toFixed(0)}% of normal (goal: 80% or more); Redis was asked ${callsDuring} times for ${stalled.requests} requests`,
+    );
 
     assert.deepEqual(Object.keys(stalled.statuses), ['200'], `every answer during the stall is a 200: ${JSON.stringify(stalled.statuses)}`);
     assert.equal(stalled.errors, 0);

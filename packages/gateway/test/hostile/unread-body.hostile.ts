@@ -66,7 +66,9 @@ describe('hostile unread bodies against a gateway process', { skip: redisSkipRea
       const cpuBefore = cpuMs(pid);
       const { reply, sent, closedAfterMs } = await endlessUpload(port, head, 8000);
       const cpu = cpuMs(pid) - cpuBefore;
-      console.log(`# ${name}: answered ${reply.split('\r\n')[0]}, closed after ${closedAfterMs?.toFixed(0)} ms, the client got ${(sent / 1048576).toFixed(1)} MiB out, the gateway spent ${cpu.toFixed(0)} ms of CPU`);
+      console.log(
+        `# ${name}: answered ${reply.split('\r\n')[0]}, closed after ${closedAfterMs?.toFixed(0)} ms, the client got ${(sent / 1048576).toFixed(1)} MiB out, the gateway spent ${cpu.toFixed(0)} ms of CPU`,
+      );
       assert.match(reply, new RegExp(`^HTTP/1\\.1 ${status} `));
       assert.match(reply, /\r\nconnection: close\r\n/i);
       assert.match(reply, new RegExp(`"status":${status}\\}$`), 'the whole Error body');

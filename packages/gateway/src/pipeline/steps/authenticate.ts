@@ -12,7 +12,12 @@ import { pendingAuth, settleAuth, type KeyGuard } from './key-guard.js';
  * guard (401 for anything but a valid, unrevoked key; 503 when keys cannot be checked). Absent
  * `authenticate` (AUTH=off), every operation passes without identity.
  */
-export function createAuthenticationStep(authenticate: Authenticate | undefined, rateLimiting: RateLimiting | undefined, guard: KeyGuard, onRedisFailure: FailurePolicy | 'off'): Step {
+export function createAuthenticationStep(
+  authenticate: Authenticate | undefined,
+  rateLimiting: RateLimiting | undefined,
+  guard: KeyGuard,
+  onRedisFailure: FailurePolicy | 'off',
+): Step {
   return async function authentication(x) {
     if (x.operation === undefined) return (await guard.chargeAnonymous(x)) ?? x.miss;
     if (authenticate === undefined || !x.operation.requiresAuth) return undefined;

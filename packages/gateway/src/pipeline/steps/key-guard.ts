@@ -46,7 +46,8 @@ export interface AuthTiming {
 }
 /** Verifications whose outcome the limit's round trip settles (the Redis deny-list is asked there). */
 export const pendingAuth = new WeakMap<Exchange, AuthTiming>();
-export const settleAuth = (x: Exchange, outcome: AuthOutcomeEvent['outcome'], timing: AuthTiming) => publishAuthOutcome({ request: x.record, outcome, ...timing });
+export const settleAuth = (x: Exchange, outcome: AuthOutcomeEvent['outcome'], timing: AuthTiming) =>
+  publishAuthOutcome({ request: x.record, outcome, ...timing });
 
 export function createKeyGuard(rateLimiting: RateLimiting | undefined, onRedisFailure: FailurePolicy | 'off', now: () => number): KeyGuard {
   const refusals = new Map<string, Refusal>();
