@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { connectedRedisClient } from './connected-redis-client.js';
 import { after, before, describe, test } from 'node:test';
 import { Redis } from 'ioredis';
 import { seededRandom } from './seeded-random.js';
@@ -6,7 +7,7 @@ import { redisSkipReason, startRedis, type RedisServer } from '@animal-store/tes
 import { createMemoryLimiter } from '../src/ratelimit/memory-limiter.js';
 import type { Limiter, Policy, RateDecision } from '../src/ratelimit/policy.js';
 import { createRedisLimiter } from '../src/ratelimit/redis-limiter.js';
-import { createRedisClient, type RedisClient } from '../src/redis/index.js';
+import type { RedisClient } from '../src/redis/index.js';
 
 /** Small windows so random walks cross many window edges quickly. */
 const POLICY: Policy = {
@@ -90,14 +91,7 @@ describe('the Redis script gives the in-process answers', { skip: redisSkipReaso
   let client: RedisClient;
   before(async () => {
     redis = await startRedis();
-    client = createRedisClient(redis.url, { commandTimeoutMs: 1000 });
-    while (
-      !(await client.ping().then(
-        () => true,
-        () => false,
-      ))
-    )
-      await new Promise((resolve) => setTimeout(resolve, 20));
+    client = await connectedRedisClient(redis.url, 1000);
   });
   after(async () => {
     await client?.close();

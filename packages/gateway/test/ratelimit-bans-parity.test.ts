@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
+import { connectedRedisClient } from './connected-redis-client.js';
 import { after, before, describe, test } from 'node:test';
 import { redisSkipReason, startRedis, type RedisServer } from '@animal-store/testkit';
 import { createMemoryLimiter } from '../src/ratelimit/memory-limiter.js';
 import type { Limiter, Policy, RateDecision } from '../src/ratelimit/policy.js';
 import { createRedisLimiter } from '../src/ratelimit/redis-limiter.js';
-import { createRedisClient, type RedisClient } from '../src/redis/index.js';
+import type { RedisClient } from '../src/redis/index.js';
 import { seededRandom } from './seeded-random.js';
 
 /** Small windows and a quick ban, so random walks collect strikes, get banned and come back. */
@@ -44,14 +45,7 @@ describe('bans and strikes: the Redis script gives the in-process answers', { sk
   let client: RedisClient;
   before(async () => {
     redis = await startRedis();
-    client = createRedisClient(redis.url, { commandTimeoutMs: 1000 });
-    while (
-      !(await client.ping().then(
-        () => true,
-        () => false,
-      ))
-    )
-      await new Promise((resolve) => setTimeout(resolve, 20));
+    client = await connectedRedisClient(redis.url, 1000);
   });
   after(async () => {
     await client?.close();

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { connectedRedisClient } from './connected-redis-client.js';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -7,7 +8,7 @@ import { seededRandom } from './seeded-random.js';
 import { redisSkipReason, startRedis, temporaryDir, type RedisServer } from '@animal-store/testkit';
 import type { Limiter, LimitRequest, Policy, RateDecision } from '../src/ratelimit/policy.js';
 import { createRedisLimiter } from '../src/ratelimit/redis-limiter.js';
-import { createRedisClient, type RedisClient } from '../src/redis/index.js';
+import type { RedisClient } from '../src/redis/index.js';
 import { createTestKeyring } from './keys-fixture.js';
 import {
   keysCli,
@@ -49,14 +50,7 @@ describe('batched decisions on one Redis', { skip: redisSkipReason() }, () => {
     admin = new Redis(redis.url);
     // Three simulated gateway instances, each with its own connection, plus the one-at-a-time reference.
     for (let i = 0; i < 4; i++) {
-      const client = createRedisClient(redis.url, { commandTimeoutMs: 2000 });
-      while (
-        !(await client.ping().then(
-          () => true,
-          () => false,
-        ))
-      )
-        await new Promise((resolve) => setTimeout(resolve, 20));
+      const client = await connectedRedisClient(redis.url, 2000);
       clients.push(client);
     }
   });

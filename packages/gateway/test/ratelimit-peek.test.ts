@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { connectedRedisClient } from './connected-redis-client.js';
 import { after, before, describe, test } from 'node:test';
 import { Redis } from 'ioredis';
 import { redisSkipReason, startRedis, type RedisServer } from '@animal-store/testkit';
@@ -7,7 +8,7 @@ import { createMemoryLimiter } from '../src/ratelimit/memory-limiter.js';
 import type { Limiter, Policy, RateDecision } from '../src/ratelimit/policy.js';
 import { createRedisLimiter } from '../src/ratelimit/redis-limiter.js';
 import { createSharedLimiter } from '../src/ratelimit/shared-limiter.js';
-import { createRedisClient, type RedisClient } from '../src/redis/index.js';
+import type { RedisClient } from '../src/redis/index.js';
 
 // The usage endpoint's peek: the decision a request would get, by the same code, charging
 // nothing. Held here to three things: a peek changes no later decision, it says what the request
@@ -117,14 +118,7 @@ describe('the Redis script peeks as the in-process limiter does, and writes noth
   let client: RedisClient;
   before(async () => {
     redis = await startRedis();
-    client = createRedisClient(redis.url, { commandTimeoutMs: 1000 });
-    while (
-      !(await client.ping().then(
-        () => true,
-        () => false,
-      ))
-    )
-      await new Promise((resolve) => setTimeout(resolve, 20));
+    client = await connectedRedisClient(redis.url, 1000);
   });
   after(async () => {
     await client?.close();

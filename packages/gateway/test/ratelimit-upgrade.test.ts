@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { connectedRedisClient } from './connected-redis-client.js';
 import { after, before, describe, test } from 'node:test';
 import { Redis } from 'ioredis';
 import { seededRandom } from './seeded-random.js';
@@ -7,7 +8,7 @@ import { redisSkipReason, startRedis, type RedisServer } from '@animal-store/tes
 import { createMemoryLimiter } from '../src/ratelimit/memory-limiter.js';
 import type { LimitRequest, Policy, RateDecision } from '../src/ratelimit/policy.js';
 import { createRedisLimiter } from '../src/ratelimit/redis-limiter.js';
-import { createRedisClient, redisKeyNames, type RedisClient } from '../src/redis/index.js';
+import { redisKeyNames, type RedisClient } from '../src/redis/index.js';
 
 /** Small windows and a quick ban, so random walks meet every path of both scripts. */
 const POLICY: Policy = {
@@ -70,16 +71,8 @@ describe('upgrading from the release that kept an account in a hash', { skip: re
   before(async () => {
     redis = await startRedis();
     admin = new Redis(redis.url);
-    client = createRedisClient(redis.url, { commandTimeoutMs: 2000 });
-    reference = createRedisClient(redis.url, { commandTimeoutMs: 2000 });
-    for (const c of [client, reference])
-      while (
-        !(await c.ping().then(
-          () => true,
-          () => false,
-        ))
-      )
-        await new Promise((resolve) => setTimeout(resolve, 20));
+    client = await connectedRedisClient(redis.url, 2000);
+    reference = await connectedRedisClient(redis.url, 2000);
   });
   after(async () => {
     await client?.close();

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
+import { connectedRedisClient } from './connected-redis-client.js';
 import { after, before, describe, test } from 'node:test';
 import { Redis } from 'ioredis';
 import { redisSkipReason, startRedis, type RedisServer } from '@animal-store/testkit';
-import { createRedisClient, type RedisClient } from '../src/redis/index.js';
+import type { RedisClient } from '../src/redis/index.js';
 import { createTestKeyring } from './keys-fixture.js';
 import {
   PROXY_TEST_PATHS,
@@ -29,17 +30,7 @@ describe('the Redis command budget counts Redis not answering, not the gateway b
   before(async () => {
     redis = await startRedis();
     admin = new Redis(redis.url);
-    client = createRedisClient(redis.url, { commandTimeoutMs: 50 });
-    const deadline = Date.now() + 10_000;
-    while (
-      !(await client.ping().then(
-        () => true,
-        () => false,
-      ))
-    ) {
-      assert.ok(Date.now() < deadline, 'could not connect to Redis');
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+    client = await connectedRedisClient(redis.url, 50);
   });
   after(async () => {
     await client?.close();
