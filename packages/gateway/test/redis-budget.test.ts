@@ -5,15 +5,7 @@ import { Redis } from 'ioredis';
 import { redisSkipReason, startRedis, type RedisServer } from '@animal-store/testkit';
 import type { RedisClient } from '../src/redis/index.js';
 import { createTestKeyring } from './keys-fixture.js';
-import {
-  PROXY_TEST_PATHS,
-  startGateway,
-  startRecordingUpstream,
-  waitUntilReady,
-  writeDocument,
-  type RecordingUpstream,
-  type RunningGateway,
-} from './helpers.js';
+import { PROXY_TEST_PATHS, startGateway, startRecordingUpstream, waitUntilReady, writeDocument, type RunningGateway } from './helpers.js';
 
 /** Keeps this process's event loop busy for `ms`, as a burst of requests to parse would. */
 function blockLoop(ms: number): void {
@@ -56,30 +48,43 @@ describe('the Redis command budget counts Redis not answering, not the gateway b
   });
 });
 
+/** A gateway with limits in a private Redis and the closed failure policy, in front of a recording upstream. */
+async function startClosedPolicyGateway() {
+  const redis = await startRedis();
+  const upstream = await startRecordingUpstream();
+  const keyring = await createTestKeyring();
+  const gateway = await startGateway({
+    UPSTREAM_URL: upstream.url,
+    OPENAPI_FILE: writeDocument(PROXY_TEST_PATHS),
+    JWKS_FILE: keyring.files.jwks,
+    REDIS_URL: redis.url,
+    RATE_LIMITS: 'on',
+    RATE_LIMIT_ON_REDIS_FAILURE: 'closed',
+  });
+  await waitUntilReady(gateway.url);
+  return {
+    redis,
+    gateway,
+    keyring,
+    async close() {
+      await gateway.close();
+      await upstream.close();
+      await redis.close();
+    },
+  };
+}
+
 describe('a busy gateway is not a failing Redis: with the closed policy, no 503 while the loop is blocked', { skip: redisSkipReason() }, () => {
-  let redis: RedisServer;
-  let upstream: RecordingUpstream;
+  let stack: Awaited<ReturnType<typeof startClosedPolicyGateway>>;
   let gateway: RunningGateway;
   let keyring: Awaited<ReturnType<typeof createTestKeyring>>;
 
   before(async () => {
-    redis = await startRedis();
-    upstream = await startRecordingUpstream();
-    keyring = await createTestKeyring();
-    gateway = await startGateway({
-      UPSTREAM_URL: upstream.url,
-      OPENAPI_FILE: writeDocument(PROXY_TEST_PATHS),
-      JWKS_FILE: keyring.files.jwks,
-      REDIS_URL: redis.url,
-      RATE_LIMITS: 'on',
-      RATE_LIMIT_ON_REDIS_FAILURE: 'closed',
-    });
-    await waitUntilReady(gateway.url);
+    stack = await startClosedPolicyGateway();
+    ({ gateway, keyring } = stack);
   });
   after(async () => {
-    await gateway?.close();
-    await upstream?.close();
-    await redis?.close();
+    await stack?.close();
   });
 
   test('80 requests on a free key, every turn of the loop 80 ms long: 60 admitted, 20 refused, no 503', async () => {
@@ -110,32 +115,19 @@ describe('a busy gateway is not a failing Redis: with the closed policy, no 503 
 });
 
 describe('a rate-limit call that Redis runs after its budget charges nothing', { skip: redisSkipReason() }, () => {
-  let redis: RedisServer;
+  let stack: Awaited<ReturnType<typeof startClosedPolicyGateway>>;
   let admin: Redis;
-  let upstream: RecordingUpstream;
   let gateway: RunningGateway;
   let keyring: Awaited<ReturnType<typeof createTestKeyring>>;
 
   before(async () => {
-    redis = await startRedis();
-    admin = new Redis(redis.url);
-    upstream = await startRecordingUpstream();
-    keyring = await createTestKeyring();
-    gateway = await startGateway({
-      UPSTREAM_URL: upstream.url,
-      OPENAPI_FILE: writeDocument(PROXY_TEST_PATHS),
-      JWKS_FILE: keyring.files.jwks,
-      REDIS_URL: redis.url,
-      RATE_LIMITS: 'on',
-      RATE_LIMIT_ON_REDIS_FAILURE: 'closed',
-    });
-    await waitUntilReady(gateway.url);
+    stack = await startClosedPolicyGateway();
+    ({ gateway, keyring } = stack);
+    admin = new Redis(stack.redis.url);
   });
   after(async () => {
-    await gateway?.close();
-    await upstream?.close();
     admin?.disconnect();
-    await redis?.close();
+    await stack?.close();
   });
 
   test('20 requests refused with 503 during a CLIENT PAUSE are not charged when Redis runs their call afterwards', async () => {
