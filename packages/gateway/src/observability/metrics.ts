@@ -40,32 +40,40 @@ export function createMetrics(source: object, probes: MetricsProbes): { readonly
   const requests = new SeriesHistogram(
     'http_server_request_duration_seconds',
     'Requests the gateway answered, by method, route template, status and outcome.',
+    ['http_request_method', 'http_route', 'http_response_status_code', 'outcome'],
     HTTP_BUCKETS,
     registry,
   );
   // In progress, per method: plain numbers, set into the gauge when scraped.
-  const inProgress = new Map<string, number>();
+  const inProgress = new Map<string, { value: number }>();
   new Gauge({
     name: 'http_server_active_requests',
     help: 'Requests in progress.',
     labelNames: ['http_request_method'] as const,
     registers,
     collect() {
-      for (const [method, value] of inProgress) this.set({ http_request_method: method }, value);
+      for (const [method, { value }] of inProgress) this.set({ http_request_method: method }, value);
     },
   });
+  const activeOf = (method: string) => {
+    let active = inProgress.get(method);
+    if (active === undefined) inProgress.set(method, (active = { value: 0 }));
+    return active;
+  };
   const upstreamCalls = new SeriesHistogram(
     'http_client_request_duration_seconds',
     'Calls to the backend, until its answer started; error_type on failure.',
+    ['http_request_method', 'server_address', 'server_port', 'http_response_status_code', 'error_type'],
     HTTP_BUCKETS,
     registry,
   );
-  const decisions = new SeriesCounter('gateway_ratelimit_decisions_total', 'Rate-limit decisions by plan.', registry);
-  const auth = new SeriesCounter('gateway_auth_outcomes_total', 'API key checks by outcome.', registry);
-  const keyCache = new SeriesCounter('gateway_key_cache_lookups_total', 'Lookups of the verified-key cache.', registry);
+  const decisions = new SeriesCounter('gateway_ratelimit_decisions_total', 'Rate-limit decisions by plan.', ['plan', 'decision'], registry);
+  const auth = new SeriesCounter('gateway_auth_outcomes_total', 'API key checks by outcome.', ['outcome'], registry);
+  const keyCache = new SeriesCounter('gateway_key_cache_lookups_total', 'Lookups of the verified-key cache.', ['result'], registry);
   const redisCommands = new SeriesHistogram(
     'gateway_redis_command_duration_seconds',
     'Redis commands of the gateway, by command and whether it answered.',
+    ['command', 'ok'],
     REDIS_BUCKETS,
     registry,
   );
@@ -97,42 +105,36 @@ export function createMetrics(source: object, probes: MetricsProbes): { readonly
 
   const stop = subscribeAll({
     [CHANNELS.requestStart]: ({ request }: RequestStartEvent) => {
-      if (request.source !== source) return;
-      const method = methodLabel(request.method);
-      inProgress.set(method, (inProgress.get(method) ?? 0) + 1);
+      if (request.source === source) activeOf(methodLabel(request.method)).value += 1;
     },
     [CHANNELS.requestEnd]: ({ request, status, durationMs }: RequestEndEvent) => {
       if (request.source !== source) return;
       const method = methodLabel(request.method);
-      inProgress.set(method, (inProgress.get(method) ?? 1) - 1);
-      const labels = () => ({ http_request_method: method, http_route: request.route, http_response_status_code: String(status), outcome: request.outcome });
-      requests.observe(requests.series(`${method} ${request.route} ${status} ${request.outcome}`, labels), durationMs / 1000);
+      activeOf(method).value -= 1;
+      requests.observe(requests.at(method, request.route, status, request.outcome), durationMs / 1000);
     },
     [CHANNELS.upstreamCall]: ({ request, serverAddress, serverPort, durationMs, status, errorType }: UpstreamCallEvent) => {
       if (request.source !== source) return;
-      const method = methodLabel(request.method);
-      const labels = () => ({
-        http_request_method: method,
-        server_address: serverAddress,
-        server_port: String(serverPort),
-        ...(status === undefined ? { error_type: errorType ?? 'unknown' } : { http_response_status_code: String(status) }),
-      });
-      upstreamCalls.observe(upstreamCalls.series(`${method} ${serverAddress} ${serverPort} ${status ?? ''} ${errorType ?? ''}`, labels), durationMs / 1000);
+      const series = upstreamCalls.at(
+        methodLabel(request.method),
+        serverAddress,
+        serverPort,
+        status ?? '',
+        status === undefined ? (errorType ?? 'unknown') : '',
+      );
+      upstreamCalls.observe(series, durationMs / 1000);
     },
     [CHANNELS.limitDecision]: ({ request, plan, decision }: LimitDecisionEvent) => {
-      if (request === undefined || request.source === source) decisions.series(`${plan} ${decision}`, () => ({ plan, decision })).value += 1;
+      if (request === undefined || request.source === source) decisions.at(plan, decision).value += 1;
     },
     [CHANNELS.authOutcome]: ({ request, outcome }: AuthOutcomeEvent) => {
-      if (request.source === source) auth.series(outcome, () => ({ outcome })).value += 1;
+      if (request.source === source) auth.at(outcome).value += 1;
     },
     [CHANNELS.keyCacheLookup]: ({ result }: KeyCacheLookupEvent) => {
-      keyCache.series(result, () => ({ result })).value += 1;
+      keyCache.at(result).value += 1;
     },
     [CHANNELS.redisCommand]: ({ command, durationMs, ok }: RedisCommandEvent) => {
-      redisCommands.observe(
-        redisCommands.series(`${command} ${ok}`, () => ({ command, ok: String(ok) })),
-        durationMs / 1000,
-      );
+      redisCommands.observe(redisCommands.at(command, ok), durationMs / 1000);
     },
   });
   return { registry, stop };
