@@ -223,6 +223,27 @@ test('without a traceparent the gateway starts a trace, passes it upstream and n
   assert.equal(spans.find((span) => span.kind === SERVER)?.name, 'GET /v1/reset');
 });
 
+test('a request its sampler leaves out makes no spans, and the upstream is told it is not sampled', async () => {
+  const token = (await keyring.issue()).token;
+  const unsampled = '5bf92f3577b34da6a3ce929d0e0e4736';
+  const clientSpan = '00f067aa0ba902b7';
+  const res = await fetch(`${gateway.url}/v1/echo`, { headers: { authorization: `Bearer ${token}`, traceparent: `00-${unsampled}-${clientSpan}-00` } });
+  assert.equal(res.status, 200);
+  await res.arrayBuffer();
+  const passed = /^00-([0-9a-f]{32})-([0-9a-f]{16})-00$/.exec(String(upstream.requests.at(-1)?.headers.traceparent));
+  assert.equal(passed?.[1], unsampled, 'the upstream continues the same trace, not sampled');
+  assert.notEqual(passed?.[2], clientSpan, "the gateway's own span id goes upstream");
+  // A sampled request after it: once its spans arrived, any of the earlier request would have too.
+  const sampled = '6bf92f3577b34da6a3ce929d0e0e4737';
+  const after = await fetch(`${gateway.url}/v1/echo`, { headers: { authorization: `Bearer ${token}`, traceparent: `00-${sampled}-${clientSpan}-01` } });
+  await after.arrayBuffer();
+  await spansOf(sampled, 3);
+  assert.deepEqual(
+    receiver.spans.filter((span) => span.traceId === unsampled),
+    [],
+  );
+});
+
 test('tracing is off unless an OTLP endpoint is set, and OTEL_TRACES_EXPORTER=none keeps it off', async () => {
   const { loadConfig } = await import('../src/config/index.js');
   const tracing = (env: Record<string, string>) => {

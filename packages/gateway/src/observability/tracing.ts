@@ -1,5 +1,15 @@
 import { readFileSync } from 'node:fs';
-import { ROOT_CONTEXT, SpanKind, SpanStatusCode, defaultTextMapGetter, defaultTextMapSetter, trace, type Span, type Tracer } from '@opentelemetry/api';
+import {
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  defaultTextMapGetter,
+  defaultTextMapSetter,
+  trace,
+  type Context,
+  type Span,
+  type Tracer,
+} from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
@@ -48,6 +58,28 @@ export interface TracingOptions {
   readonly exportDelayMs: number;
 }
 
+/** A request's spans, kept on its record under a key only this module knows. */
+const SPANS = Symbol('trace spans');
+interface RequestSpans {
+  readonly server: Span;
+  /** The server span's context: the parent of the request's other spans. */
+  readonly context: Context;
+  /**
+   * Whether the sampler kept the request. A request left out gets no child spans: whatever the
+   * sampler, they would be left out too (same trace id, or a parent not sampled).
+   */
+  readonly recording: boolean;
+  client: Span | undefined;
+}
+type TracedRecord = RequestRecord & { [SPANS]?: RequestSpans };
+const spansOf = (request: RequestRecord): RequestSpans | undefined => (request as TracedRecord)[SPANS];
+
+/** The path of a request target, without its query (`url.path`). */
+function pathOf(url: string): string {
+  const query = url.indexOf('?');
+  return query === -1 ? url : url.slice(0, query);
+}
+
 const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
 function samplerOf(config: TracingOptions): Sampler {
@@ -75,56 +107,55 @@ export function createTracing(source: object, config: TracingOptions): { stop():
   });
   const tracer: Tracer = provider.getTracer('@animal-store/gateway', VERSION);
   const propagator = new W3CTraceContextPropagator();
-  const servers = new WeakMap<RequestRecord, Span>();
-  const clients = new WeakMap<RequestRecord, Span>();
-  const within = (request: RequestRecord) => {
-    const server = servers.get(request);
-    return server === undefined ? undefined : trace.setSpan(ROOT_CONTEXT, server);
-  };
   /** A finished child span of the request's server span, from the times its event carries. */
   const child = (request: RequestRecord, name: string, startedAt: number, durationMs: number, attributes: Record<string, string>) => {
-    const parent = within(request);
-    if (parent !== undefined) tracer.startSpan(name, { startTime: startedAt, attributes }, parent).end(startedAt + durationMs);
+    const spans = spansOf(request);
+    if (spans?.recording === true) tracer.startSpan(name, { startTime: startedAt, attributes }, spans.context).end(startedAt + durationMs);
   };
 
   const unsubscribe = subscribeAll({
     [CHANNELS.requestStart]: ({ request, headers }: RequestStartEvent) => {
       if (request.source !== source) return;
-      const parent = propagator.extract(ROOT_CONTEXT, headers, defaultTextMapGetter);
-      const span = tracer.startSpan(
+      // Without `traceparent` there is nothing to continue (`tracestate` alone is ignored).
+      const parent = headers.traceparent === undefined ? ROOT_CONTEXT : propagator.extract(ROOT_CONTEXT, headers, defaultTextMapGetter);
+      const server = tracer.startSpan(
         request.method,
         {
           kind: SpanKind.SERVER,
           startTime: request.startedAt,
-          attributes: { [ATTR_HTTP_REQUEST_METHOD]: request.method, [ATTR_URL_PATH]: request.url.split('?')[0] as string },
+          attributes: { [ATTR_HTTP_REQUEST_METHOD]: request.method, [ATTR_URL_PATH]: pathOf(request.url) },
         },
         parent,
       );
-      servers.set(request, span);
-      request.traceId = span.spanContext().traceId;
+      (request as TracedRecord)[SPANS] = { server, context: trace.setSpan(ROOT_CONTEXT, server), recording: server.isRecording(), client: undefined };
+      request.traceId = server.spanContext().traceId;
     },
     [CHANNELS.authOutcome]: ({ request, outcome, verified, startedAt, durationMs }: AuthOutcomeEvent) => {
       if (request.source !== source) return;
       // A key the cache knew costs a lookup, not a verification: an attribute, not a span.
       if (verified) child(request, 'verify key', startedAt, durationMs, { 'gateway.auth.outcome': outcome });
-      else servers.get(request)?.setAttribute('gateway.auth.outcome', outcome);
+      else spansOf(request)?.server.setAttribute('gateway.auth.outcome', outcome);
     },
     [CHANNELS.limitDecision]: ({ request, plan, decision, startedAt, durationMs }: LimitDecisionEvent) => {
       if (request?.source === source)
         child(request, 'rate limit', startedAt, durationMs, { 'gateway.ratelimit.plan': plan, 'gateway.ratelimit.decision': decision });
     },
     [CHANNELS.upstreamStart]: ({ request, headers }: UpstreamStartEvent) => {
-      const parent = request.source === source ? within(request) : undefined;
-      if (parent === undefined) return;
-      const span = tracer.startSpan(request.method, { kind: SpanKind.CLIENT, attributes: { [ATTR_HTTP_REQUEST_METHOD]: request.method } }, parent);
-      clients.set(request, span);
-      // The upstream continues the gateway's trace: the client's own headers give way to the call's.
+      const spans = request.source === source ? spansOf(request) : undefined;
+      if (spans === undefined) return;
+      // The upstream continues the gateway's trace: the client's own headers give way to the call's
+      // (the server span's own when the request is left out, so the upstream knows it is).
+      let context = spans.context;
+      if (spans.recording) {
+        spans.client = tracer.startSpan(request.method, { kind: SpanKind.CLIENT, attributes: { [ATTR_HTTP_REQUEST_METHOD]: request.method } }, context);
+        context = trace.setSpan(ROOT_CONTEXT, spans.client);
+      }
       delete headers.traceparent;
       delete headers.tracestate;
-      propagator.inject(trace.setSpan(ROOT_CONTEXT, span), headers, defaultTextMapSetter);
+      propagator.inject(context, headers, defaultTextMapSetter);
     },
     [CHANNELS.upstreamCall]: ({ request, serverAddress, serverPort, status, errorType, startedAt, durationMs }: UpstreamCallEvent) => {
-      const span = request.source === source ? clients.get(request) : undefined;
+      const span = request.source === source ? spansOf(request)?.client : undefined;
       if (span === undefined) return;
       span.setAttributes({ [ATTR_SERVER_ADDRESS]: serverAddress, [ATTR_SERVER_PORT]: serverPort });
       if (status !== undefined) span.setAttribute(ATTR_HTTP_RESPONSE_STATUS_CODE, status);
@@ -135,8 +166,9 @@ export function createTracing(source: object, config: TracingOptions): { stop():
       span.end(startedAt + durationMs);
     },
     [CHANNELS.requestEnd]: ({ request, status }: RequestEndEvent) => {
-      const span = request.source === source ? servers.get(request) : undefined;
-      if (span === undefined) return;
+      const spans = request.source === source ? spansOf(request) : undefined;
+      if (spans?.recording !== true) return;
+      const span = spans.server;
       // Without a route (no operation at the path), the name is the method alone, as the conventions say.
       if (request.route !== UNMATCHED_ROUTE) {
         span.updateName(`${request.method} ${request.route}`);
