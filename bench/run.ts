@@ -1,6 +1,7 @@
 // `npm run bench [-- --quick] [-- --rounds n]`: starts what it measures (the core, gateways, the
 // references), runs each scenario with autocannon (and the throughput ones with wrk too, where it is
-// installed), stops everything, and writes bench/results/<time>.{json,md,svg}.
+// installed), then the observability goals' paired measurement (lib/paired.ts: the gateways loaded
+// together, compared by CPU per request), stops everything, and writes bench/results/<time>.{json,md,svg}.
 // Ratios are measured within one run: absolute numbers on a shared 2-core machine are noise.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
