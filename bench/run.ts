@@ -260,8 +260,8 @@ async function main(): Promise<void> {
         {
           headers: { authorization: `Bearer ${oneKey}` },
           rounds: quick ? 2 : 6,
-          seconds: quick ? 2 : 5,
-          warmupSeconds: quick ? 1 : 3,
+          seconds: quick ? 3 : 5,
+          warmupSeconds: quick ? 2 : 3,
           onRound: (round, samples) => process.stdout.write(`observability, loaded together, ${roundLine(round, samples)}\n`),
         },
       );

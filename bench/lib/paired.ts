@@ -64,11 +64,21 @@ export async function measurePaired(options: PairedOptions): Promise<PairedResul
     tool === 'wrk'
       ? runWrk({ url, headers: options.headers ?? {}, connections, seconds })
       : runLoad({ url, headers: options.headers ?? {}, settings: { connections, pipelining: 1, durationSeconds: seconds, warmupSeconds: 0 } });
+  /** Every gateway loaded at once for `seconds`. */
+  const loadAll = (seconds: number) =>
+    Promise.all(options.gateways.map((gateway) => loadOne(gateway, () => load(`${gateway.service.url}${options.path}`, seconds))));
+  // The warm-up's answers are checked, its figures dropped: a cold gateway may answer next to none.
+  if ((options.warmupSeconds ?? 0) > 0) await loadAll(options.warmupSeconds as number);
   const round = async (seconds: number): Promise<Record<string, RoundSample>> => {
-    const samples = await Promise.all(options.gateways.map((gateway) => loadOne(gateway, () => load(`${gateway.service.url}${options.path}`, seconds))));
-    return Object.fromEntries(options.gateways.map((gateway, i) => [gateway.name, samples[i] as RoundSample]));
+    const loads = await loadAll(seconds);
+    return Object.fromEntries(
+      options.gateways.map((gateway, i) => {
+        const { result, cpuMs } = loads[i] as { result: LoadResult; cpuMs: number };
+        if (result.requests === 0) throw new Error(`${gateway.name}: no request answered in a ${seconds} s round`);
+        return [gateway.name, sampleOf(result, cpuMs)];
+      }),
+    );
   };
-  if ((options.warmupSeconds ?? 0) > 0) await round(options.warmupSeconds as number);
   const rounds: Record<string, RoundSample>[] = [];
   for (let i = 1; i <= options.rounds; i++) {
     const samples = await round(options.seconds);
@@ -79,7 +89,7 @@ export async function measurePaired(options: PairedOptions): Promise<PairedResul
 }
 
 /** One gateway's load in a round, and the CPU its process used from just before to just after. */
-async function loadOne(gateway: PairedGateway, load: () => Promise<LoadResult>): Promise<RoundSample> {
+async function loadOne(gateway: PairedGateway, load: () => Promise<LoadResult>): Promise<{ result: LoadResult; cpuMs: number }> {
   const pid = gateway.service.pid;
   if (pid === undefined) throw new Error(`${gateway.name}: no process id`);
   const before = cpuMsOf([pid]);
@@ -88,5 +98,5 @@ async function loadOne(gateway: PairedGateway, load: () => Promise<LoadResult>):
   if (before === undefined || after === undefined) throw new Error(`${gateway.name}: CPU time of pid ${pid} unreadable`);
   const unexpected = unexpectedAnswers(result);
   if (unexpected !== undefined) throw new Error(`${gateway.name}: not every answer was a 200: ${unexpected}`);
-  return sampleOf(result, after - before);
+  return { result, cpuMs: after - before };
 }
