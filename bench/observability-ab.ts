@@ -58,7 +58,7 @@ try {
       headers: { authorization: `Bearer ${key}` },
       rounds,
       seconds,
-      warmupSeconds: 3,
+      warmupSeconds: 5,
       onRound: (round, samples) => process.stdout.write(`${roundLine(round, samples)}\n`),
     },
   );
