@@ -21,12 +21,14 @@ export function capacityLines(result: PairedResult | undefined, judged: boolean)
   }
   lines.push(
     '',
-    '| Gateway (paired) | CPU µs/req, median | req/s, median | req/s ÷ off | CPU µs/req by round |',
-    '|---|---:|---:|---:|---|',
+    '| Gateway (paired) | CPU µs/req, median | req/s, median | req/s ÷ off | CPU µs/req by round | capacity ÷ off by round | their median |',
+    '|---|---:|---:|---:|---|---|---:|',
     ...result.gateways.map(
       (g) =>
-        `| ${g.name} | ${g.cpuUsPerRequest.toFixed(1)} | ${Math.round(g.rps)} | ${g.rpsRatio.toFixed(3)} | ${g.rounds.map((s) => s.cpuUsPerRequest.toFixed(1)).join(', ')} |`,
+        `| ${g.name} | ${g.cpuUsPerRequest.toFixed(1)} | ${Math.round(g.rps)} | ${g.rpsRatio.toFixed(3)} | ${g.rounds.map((s) => s.cpuUsPerRequest.toFixed(1)).join(', ')} | ${g.capacityRatioByRound.map((r) => r.toFixed(3)).join(', ')} | ${g.medianRoundRatio.toFixed(3)} |`,
     ),
+    '',
+    "The ratio of each round (the gateways' CPU over the same seconds) and their median are for information: where the host drifts over the rounds, they show it.",
   );
   return lines;
 }

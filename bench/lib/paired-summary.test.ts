@@ -38,6 +38,8 @@ test('capacity ratios are the baseline median CPU per request over each one; req
     metrics?.rounds.map((s) => s.cpuUsPerRequest),
     [125, 120, 10],
   );
+  assert.deepEqual(metrics?.capacityRatioByRound, [100 / 125, 110 / 120, 400 / 10]);
+  assert.equal(metrics?.medianRoundRatio, 110 / 120);
 });
 
 test('no rounds, an unknown baseline or a round missing a gateway throw', () => {

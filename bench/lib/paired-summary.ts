@@ -22,6 +22,9 @@ export interface PairedGatewayFigures {
   readonly capacityRatio: number;
   /** This one's median req/s ÷ the baseline's (for information: the gateways share the cores). */
   readonly rpsRatio: number;
+  /** The baseline's CPU µs per request ÷ this one's in each round, and their median: for information. */
+  readonly capacityRatioByRound: readonly number[];
+  readonly medianRoundRatio: number;
   readonly rounds: readonly RoundSample[];
 }
 
@@ -65,17 +68,23 @@ export function summarisePaired(rounds: readonly Readonly<Record<string, RoundSa
       return [name, { samples, cpu: median(samples.map((s) => s.cpuUsPerRequest)), rps: median(samples.map((s) => s.rps)) }];
     }),
   );
-  const base = medians.get(baseline) as { cpu: number; rps: number };
+  const base = medians.get(baseline) as { samples: RoundSample[]; cpu: number; rps: number };
   return {
     baseline,
-    gateways: [...medians].map(([name, { samples, cpu, rps }]) => ({
-      name,
-      cpuUsPerRequest: cpu,
-      rps,
-      capacityRatio: base.cpu / cpu,
-      rpsRatio: rps / base.rps,
-      rounds: samples,
-    })),
+    gateways: [...medians].map(([name, { samples, cpu, rps }]) => {
+      // Per round, both from the same seconds: a drift of the host over the rounds cancels out.
+      const byRound = samples.map((sample, i) => (base.samples[i] as RoundSample).cpuUsPerRequest / sample.cpuUsPerRequest);
+      return {
+        name,
+        cpuUsPerRequest: cpu,
+        rps,
+        capacityRatio: base.cpu / cpu,
+        rpsRatio: rps / base.rps,
+        capacityRatioByRound: byRound,
+        medianRoundRatio: median(byRound),
+        rounds: samples,
+      };
+    }),
   };
 }
 
