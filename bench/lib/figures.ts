@@ -22,7 +22,7 @@ export interface Figure {
 
 const BOTH: readonly Generator[] = ['autocannon', 'wrk'];
 const ratio = (value: number) => value.toFixed(2);
-// Capacity ratios resolve about 1 %: a third decimal shows where within it.
+// Capacity ratios to a third decimal: the control's distance from 1.000 is read beside them.
 const ratio3 = (value: number) => value.toFixed(3);
 const micro = (value: number) => `${value.toFixed(1)} µs`;
 
