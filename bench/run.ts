@@ -25,7 +25,7 @@ import { coreDirect } from './scenarios/core-direct.js';
 import { fastifyStack } from './scenarios/fastify-stack.js';
 import { gatewayAuthManyKeysCold, gatewayAuthManyKeysWarm, gatewayAuthOneKey } from './scenarios/gateway-auth.js';
 import { gatewayBare, gatewayBareHttpProxy } from './scenarios/gateway-bare.js';
-import { gatewayAuthRedis, gatewayLimitsMemory, gatewayLimitsRedis } from './scenarios/gateway-limits.js';
+import { gatewayAuthRedis, gatewayLimitsMemory, gatewayLimitsRedis, gatewayLimitsRedisControl } from './scenarios/gateway-limits.js';
 import { gatewayMetrics, gatewayTracing } from './scenarios/gateway-observability.js';
 import { haproxyBare, haproxyJwt } from './scenarios/haproxy.js';
 import { nginxProxyPass } from './scenarios/nginx.js';
@@ -52,6 +52,7 @@ const PLAN: { scenario: Scenario; repeat: boolean }[] = [
   { scenario: gatewayLimitsRedis, repeat: true },
   { scenario: gatewayMetrics, repeat: true },
   { scenario: gatewayTracing, repeat: true },
+  { scenario: gatewayLimitsRedisControl, repeat: true },
   { scenario: gatewayAuthManyKeysCold, repeat: false },
   { scenario: gatewayAuthManyKeysWarm, repeat: true },
   { scenario: rejectionPath, repeat: true },
@@ -160,6 +161,7 @@ async function main(): Promise<void> {
       rejecting,
       authRedis,
       limitsRedis,
+      limitsRedisControl,
       observed,
       nginx,
       haproxy,
@@ -261,7 +263,6 @@ async function main(): Promise<void> {
           headers: { authorization: `Bearer ${oneKey}` },
           rounds: quick ? 3 : 6,
           seconds: quick ? 2 : 5,
-          // The control ran no scenario before this: a longer warm-up lets it warm up like off.
           warmupSeconds: 5,
           onRound: (round, samples) => process.stdout.write(`observability, loaded together, ${roundLine(round, samples)}\n`),
         },

@@ -96,6 +96,7 @@ export const CAPACITY_FIGURES: readonly CapacityFigure[] = [
 export const OBSERVABILITY_FIGURES: readonly Figure[] = [
   throughput('gateway-limits-redis-metrics', 'gateway-limits-redis', undefined, 'full pipeline on Redis, metrics on ÷ off, sequential throughput'),
   throughput('gateway-limits-redis-tracing', 'gateway-limits-redis', undefined, 'full pipeline on Redis, tracing exported ÷ off, sequential throughput'),
+  throughput('gateway-limits-redis-control', 'gateway-limits-redis', undefined, 'control: a second gateway identical to off ÷ off, sequential throughput'),
 ];
 
 /** Ratios with the goals of earlier issues (or none: shown for comparison). */
