@@ -1,21 +1,23 @@
-// `npx tsx bench/observability-ab.ts [--rounds n] [--seconds s]`: a short paired run of the three
-// gateways the "Operable" goals compare, without the rest of `npm run bench`: the full pipeline on
-// Redis with metrics off, with metrics on (/metrics scraped every second) and with tracing
-// exported. They alternate over the rounds (default 4 × 3 s); the medians' ratios are printed.
-// The report of record is still `npm run bench` (same scenarios, same figures).
+// `npx tsx bench/observability-ab.ts [--rounds n] [--seconds s]`: the paired measurement of the
+// "Operable" goals without the rest of `npm run bench`. The full pipeline on Redis with metrics
+// and tracing off, a second one alike (the control), one with metrics on (/metrics scraped every
+// second) and one with tracing exported are loaded together (default 6 rounds × 5 s, see
+// lib/paired.ts); each round's figures, the medians and the capacity ratios to `off` are printed.
+// The report of record is still `npm run bench` (the same measurement, through the same module).
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startRedis } from '@animal-store/testkit';
 import { generateSigningKey, signApiKey } from '../packages/gateway/src/auth/index.js';
-import { LOAD_SETTINGS, runLoad, type LoadResult } from './lib/load.js';
-import { startObservedGateways, whileScraped } from './lib/observability.js';
+import { measureObservability, startObservedGateways } from './lib/observability.js';
+import { roundLine } from './lib/paired-summary.js';
 import { startService } from './lib/services.js';
 
 const { values } = parseArgs({ options: { rounds: { type: 'string' }, seconds: { type: 'string' } } });
-const rounds = Number(values.rounds ?? 4);
-const settings = { ...LOAD_SETTINGS, durationSeconds: Number(values.seconds ?? 3) };
+const rounds = Number(values.rounds ?? 6);
+const seconds = Number(values.seconds ?? 5);
+if (!Number.isInteger(rounds) || rounds < 1 || !Number.isInteger(seconds) || seconds < 1) throw new Error('--rounds and --seconds take whole numbers ≥ 1');
 const dir = mkdtempSync(join(tmpdir(), 'bench-ab-'));
 const redis = await startRedis();
 const { privateJwk, publicJwk } = await generateSigningKey();
@@ -40,6 +42,7 @@ const env = {
   REDIS_URL: redis.url,
 };
 const off = await startService('gateway (metrics and tracing off)', 'gateway', env);
+const control = await startService('gateway (metrics and tracing off, control)', 'gateway', env);
 const observed = await startObservedGateways(env);
 try {
   for (let i = 0; i < 20; i++) {
@@ -49,33 +52,32 @@ try {
       body: JSON.stringify({ name: `pet-${i}`, categoryId: 1 + (i % 4), status: 'available' }),
     });
   }
-  const headers = { authorization: `Bearer ${key}` };
-  const load = (url: string, duration = settings.durationSeconds) =>
-    runLoad({ url: `${url}/v1/pets`, settings: { ...settings, durationSeconds: duration }, headers });
-  const targets: Record<string, () => Promise<LoadResult>> = {
-    off: () => load(off.url),
-    metrics: () => whileScraped(observed.metricsUrl, () => load(observed.metrics.url)),
-    tracing: () => load(observed.tracing.url),
-  };
-  for (const url of [off.url, observed.metrics.url, observed.tracing.url]) await load(url, settings.warmupSeconds);
-  const rps: Record<string, number[]> = { off: [], metrics: [], tracing: [] };
-  for (let round = 1; round <= rounds; round++) {
-    for (const [name, run] of Object.entries(targets)) {
-      const result = await run();
-      const unexpected = Object.entries(result.statuses).filter(([status]) => status !== '200');
-      if (unexpected.length > 0 || result.errors > 0) throw new Error(`${name}: statuses ${JSON.stringify(result.statuses)}, ${result.errors} errors`);
-      rps[name]?.push(result.rps);
-      process.stdout.write(`round ${round} ${name.padEnd(8)} ${Math.round(result.rps)} req/s, p99 ${result.p99.toFixed(2)} ms\n`);
-    }
-  }
-  const median = (list: readonly number[]) => [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)] as number;
-  const base = median(rps.off ?? []);
-  process.stdout.write(
-    `metrics on ÷ off: ${(median(rps.metrics ?? []) / base).toFixed(2)} (goal ≥ 0.97); tracing exported ÷ off: ${(median(rps.tracing ?? []) / base).toFixed(2)} (goal ≥ 0.85); ${observed.exports()} OTLP exports received\n`,
+  const result = await measureObservability(
+    { off, control, observed },
+    {
+      headers: { authorization: `Bearer ${key}` },
+      rounds,
+      seconds,
+      warmupSeconds: 5,
+      onRound: (round, samples) => process.stdout.write(`${roundLine(round, samples)}\n`),
+    },
   );
+  process.stdout.write(
+    `${result.tool}, ${result.connections} connections per gateway, all four loaded together; medians of ${rounds} rounds × ${seconds} s:\n`,
+  );
+  for (const g of result.gateways) {
+    process.stdout.write(
+      `  ${g.name.padEnd(8)} ${g.cpuUsPerRequest.toFixed(1)} µs/req, ${Math.round(g.rps)} req/s; capacity ÷ off ${g.capacityRatio.toFixed(3)} (median of the rounds' ratios ${g.medianRoundRatio.toFixed(3)}), req/s ÷ off ${g.rpsRatio.toFixed(3)}\n`,
+    );
+  }
+  const ratio = (name: string) => result.gateways.find((g) => g.name === name)?.capacityRatio.toFixed(3);
+  process.stdout.write(
+    `capacity ratio (CPU µs per request, off ÷ observed): metrics on ${ratio('metrics')} (goal ≥ 0.97), tracing exported ${ratio('tracing')} (goal ≥ 0.85), control ${ratio('control')} (identical to off: the noise of this run); ${observed.exports()} OTLP exports received\n`,
+  );
+  if (observed.exports() === 0) throw new Error('the tracing gateway exported no spans to the sink');
 } finally {
   await observed.close();
-  await off.stop();
+  await Promise.all([off.stop(), control.stop()]);
   await core.stop();
   await redis.close();
   rmSync(dir, { recursive: true, force: true });

@@ -1,6 +1,7 @@
 // `npm run bench [-- --quick] [-- --rounds n]`: starts what it measures (the core, gateways, the
 // references), runs each scenario with autocannon (and the throughput ones with wrk too, where it is
-// installed), stops everything, and writes bench/results/<time>.{json,md,svg}.
+// installed), then the observability goals' paired measurement (lib/paired.ts: the gateways loaded
+// together, compared by CPU per request), stops everything, and writes bench/results/<time>.{json,md,svg}.
 // Ratios are measured within one run: absolute numbers on a shared 2-core machine are noise.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -11,7 +12,9 @@ import { redisSkipReason, startRedis, type RedisServer } from '@animal-store/tes
 import { generateSigningKey, signApiKey, type ApiKeyToSign, type JWK } from '../packages/gateway/src/auth/index.js';
 import { cpuMsOf, machineBusyMs } from './lib/cpu.js';
 import { measureLimiter, type LimiterFigures } from './lib/limiter-figures.js';
-import { startObservedGateways, type ObservedGateways } from './lib/observability.js';
+import { measureObservability, startObservedGateways, type ObservedGateways } from './lib/observability.js';
+import { pairedSkipReason, type PairedResult } from './lib/paired.js';
+import { roundLine } from './lib/paired-summary.js';
 import { LOAD_SETTINGS, QUICK_SETTINGS, runLoad, type LoadResult } from './lib/load.js';
 import { startReferences } from './lib/references.js';
 import { renderReport, type Measurement } from './lib/report.js';
@@ -22,7 +25,7 @@ import { coreDirect } from './scenarios/core-direct.js';
 import { fastifyStack } from './scenarios/fastify-stack.js';
 import { gatewayAuthManyKeysCold, gatewayAuthManyKeysWarm, gatewayAuthOneKey } from './scenarios/gateway-auth.js';
 import { gatewayBare, gatewayBareHttpProxy } from './scenarios/gateway-bare.js';
-import { gatewayAuthRedis, gatewayLimitsMemory, gatewayLimitsRedis } from './scenarios/gateway-limits.js';
+import { gatewayAuthRedis, gatewayLimitsMemory, gatewayLimitsRedis, gatewayLimitsRedisControl } from './scenarios/gateway-limits.js';
 import { gatewayMetrics, gatewayTracing } from './scenarios/gateway-observability.js';
 import { haproxyBare, haproxyJwt } from './scenarios/haproxy.js';
 import { nginxProxyPass } from './scenarios/nginx.js';
@@ -49,6 +52,7 @@ const PLAN: { scenario: Scenario; repeat: boolean }[] = [
   { scenario: gatewayLimitsRedis, repeat: true },
   { scenario: gatewayMetrics, repeat: true },
   { scenario: gatewayTracing, repeat: true },
+  { scenario: gatewayLimitsRedisControl, repeat: true },
   { scenario: gatewayAuthManyKeysCold, repeat: false },
   { scenario: gatewayAuthManyKeysWarm, repeat: true },
   { scenario: rejectionPath, repeat: true },
@@ -131,17 +135,21 @@ async function main(): Promise<void> {
     services.push(bare, bareHttpProxy, full, fullCold, limitsMemory, rejecting);
     let authRedis: Service | undefined;
     let limitsRedis: Service | undefined;
+    let limitsRedisControl: Service | undefined;
     if (redis !== undefined) {
       const redisEnv = { REDIS_URL: redis.url, REVOCATIONS_FILE: '' };
       authRedis = await startService('gateway (keys, revocations in Redis)', 'gateway', { ...authEnv, ...redisEnv });
       limitsRedis = await startService('gateway (keys, limits in Redis)', 'gateway', { ...limitsEnv, ...redisEnv });
-      services.push(authRedis, limitsRedis);
+      // Configured as limitsRedis: the control of the paired observability measurement.
+      limitsRedisControl = await startService('gateway (keys, limits in Redis, control)', 'gateway', { ...limitsEnv, ...redisEnv });
+      services.push(authRedis, limitsRedis, limitsRedisControl);
       observed = await startObservedGateways({ ...limitsEnv, ...redisEnv });
     }
     const references = await startReferences(dir, core.url, redis, keys, services);
     const { nginx, haproxy, haproxyJwt: haproxyJwtService, haproxyKey, fastifyStack: stack } = references;
     const wrkSkip = wrkSkipReason();
-    const skipped = [...references.skipped, ...(wrkSkip === false ? [] : [`no wrk runs: ${wrkSkip}`])];
+    const pairedSkip = pairedSkipReason();
+    const skipped = [...references.skipped, ...(wrkSkip === false ? [] : [`no wrk runs: ${wrkSkip}`]), ...(pairedSkip === false ? [] : [pairedSkip])];
     for (const line of skipped) process.stdout.write(`${line}\n`);
     const context: BenchContext = {
       core,
@@ -153,6 +161,7 @@ async function main(): Promise<void> {
       rejecting,
       authRedis,
       limitsRedis,
+      limitsRedisControl,
       observed,
       nginx,
       haproxy,
@@ -178,6 +187,7 @@ async function main(): Promise<void> {
       [limitsMemory, `Bearer ${oneKey}`],
       [authRedis, `Bearer ${oneKey}`],
       [limitsRedis, `Bearer ${oneKey}`],
+      [limitsRedisControl, `Bearer ${oneKey}`],
       [observed?.metrics, `Bearer ${oneKey}`],
       [observed?.tracing, `Bearer ${oneKey}`],
     ];
@@ -244,6 +254,21 @@ async function main(): Promise<void> {
       }
     }
 
+    // The observability goals: the gateways loaded together, compared by CPU per request (lib/paired.ts).
+    let capacity: PairedResult | undefined;
+    if (pairedSkip === false && limitsRedis !== undefined && limitsRedisControl !== undefined && observed !== undefined) {
+      capacity = await measureObservability(
+        { off: limitsRedis, control: limitsRedisControl, observed },
+        {
+          headers: { authorization: `Bearer ${oneKey}` },
+          rounds: quick ? 3 : 6,
+          seconds: quick ? 2 : 5,
+          warmupSeconds: 5,
+          onRound: (round, samples) => process.stdout.write(`observability, loaded together, ${roundLine(round, samples)}\n`),
+        },
+      );
+    }
+
     let limiter: LimiterFigures | undefined;
     if (redis !== undefined) {
       limiter = await measureLimiter(redis.url, quick ? 0.5 : 5);
@@ -266,8 +291,8 @@ async function main(): Promise<void> {
     const stamp = run.date.replace(/[:.]/g, '-');
     const resultsDir = fileURLToPath(new URL('./results/', import.meta.url));
     mkdirSync(resultsDir, { recursive: true });
-    writeFileSync(join(resultsDir, `${stamp}.json`), `${JSON.stringify({ run, limiter, measurements }, null, 2)}\n`);
-    const report = renderReport(run, measurements, limiter);
+    writeFileSync(join(resultsDir, `${stamp}.json`), `${JSON.stringify({ run, limiter, capacity, measurements }, null, 2)}\n`);
+    const report = renderReport(run, measurements, limiter, capacity);
     writeFileSync(join(resultsDir, `${stamp}.svg`), report.svg);
     writeFileSync(join(resultsDir, `${stamp}.md`), `${report.markdown}\n![chart](${stamp}.svg)\n`);
     process.stdout.write(`\n${report.markdown}\nwritten: bench/results/${stamp}.{json,md,svg}\n`);

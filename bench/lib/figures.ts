@@ -22,6 +22,8 @@ export interface Figure {
 
 const BOTH: readonly Generator[] = ['autocannon', 'wrk'];
 const ratio = (value: number) => value.toFixed(2);
+// Capacity ratios to a third decimal: the control's distance from 1.000 is read beside them.
+const ratio3 = (value: number) => value.toFixed(3);
 const micro = (value: number) => `${value.toFixed(1)} µs`;
 
 /** Throughput of `numerator` over `denominator`, measured by the same generator in the same run. */
@@ -76,10 +78,25 @@ export const ISSUE_FIGURES: readonly Figure[] = [
   },
 ];
 
-/** The goals of the issue "Operable": what metrics and traces cost the full pipeline, same run. */
+/**
+ * The goals of the issue "Operable", judged on the paired measurement (`paired.ts`): each gateway's
+ * capacity ratio to `off`, the gateways loaded together, from their CPU µs per request.
+ */
+export interface CapacityFigure extends Pick<Figure, 'label' | 'goal' | 'format'> {
+  /** The gateway's name in the paired measurement (`measureObservability`). */
+  readonly gateway: string;
+}
+export const CAPACITY_FIGURES: readonly CapacityFigure[] = [
+  { gateway: 'metrics', label: 'full pipeline on Redis, metrics on (scraped every second) ÷ off', goal: { at: 'least', target: 0.97 }, format: ratio3 },
+  { gateway: 'tracing', label: 'full pipeline on Redis, tracing exported ÷ off', goal: { at: 'least', target: 0.85 }, format: ratio3 },
+  { gateway: 'control', label: "control: a second gateway identical to off ÷ off (this run's noise)", format: ratio3 },
+];
+
+/** The same comparisons as throughput of gateways loaded one after another: for information. */
 export const OBSERVABILITY_FIGURES: readonly Figure[] = [
-  throughput('gateway-limits-redis-metrics', 'gateway-limits-redis', 0.97, 'full pipeline on Redis, metrics on ÷ metrics off'),
-  throughput('gateway-limits-redis-tracing', 'gateway-limits-redis', 0.85, 'full pipeline on Redis, tracing exported ÷ tracing off'),
+  throughput('gateway-limits-redis-metrics', 'gateway-limits-redis', undefined, 'full pipeline on Redis, metrics on ÷ off, sequential throughput'),
+  throughput('gateway-limits-redis-tracing', 'gateway-limits-redis', undefined, 'full pipeline on Redis, tracing exported ÷ off, sequential throughput'),
+  throughput('gateway-limits-redis-control', 'gateway-limits-redis', undefined, 'control: a second gateway identical to off ÷ off, sequential throughput'),
 ];
 
 /** Ratios with the goals of earlier issues (or none: shown for comparison). */
@@ -101,7 +118,7 @@ export const OTHER_RATIOS: readonly Figure[] = [
 ];
 
 /** "met" or "missed by …" for `value` against `figure`'s goal; a dash without a goal. */
-export function verdict(figure: Figure, value: number | undefined, judged: boolean): string {
+export function verdict(figure: Pick<Figure, 'goal' | 'format'>, value: number | undefined, judged: boolean): string {
   if (figure.goal === undefined || value === undefined) return '—';
   if (!judged) return 'not judged (--quick)';
   const { at, target } = figure.goal;
@@ -110,6 +127,6 @@ export function verdict(figure: Figure, value: number | undefined, judged: boole
 }
 
 /** The goal as text: `≥ 0.80`, `≤ 8.0 µs`. */
-export function goalText(figure: Figure): string {
+export function goalText(figure: Pick<Figure, 'goal' | 'format'>): string {
   return figure.goal === undefined ? '—' : `${figure.goal.at === 'least' ? '≥' : '≤'} ${figure.format(figure.goal.target)}`;
 }

@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { freePort } from '@animal-store/testkit';
+import { measurePaired, type PairedOptions, type PairedResult } from './paired.js';
 import { startService, type Service } from './services.js';
 
 /** The full pipeline on Redis with metrics on, and with tracing exporting to a local sink. */
@@ -74,4 +75,34 @@ export async function whileScraped<T>(metricsUrl: string, load: () => Promise<T>
     )
       throw new Error(`${metricsUrl} does not answer`);
   }
+}
+
+/** The gateways the observability goals compare, for `measureObservability`. */
+export interface ObservabilityGateways {
+  /** The full pipeline on Redis, metrics and tracing off: the baseline. */
+  readonly off: Service;
+  /** A second gateway configured as `off`: its ratio to `off` is the method's noise in that run. */
+  readonly control: Service;
+  readonly observed: ObservedGateways;
+}
+
+/**
+ * The observability goals as capacity ratios: `off`, `control`, `metrics` (scraped every second)
+ * and `tracing` loaded together on `GET /v1/pets` (see `paired.ts`), each compared with `off`.
+ */
+export function measureObservability(
+  { off, control, observed }: ObservabilityGateways,
+  options: Omit<PairedOptions, 'gateways' | 'baseline' | 'path'>,
+): Promise<PairedResult> {
+  return measurePaired({
+    ...options,
+    gateways: [
+      { name: 'off', service: off },
+      { name: 'control', service: control },
+      { name: 'metrics', service: observed.metrics, whileLoaded: (load) => whileScraped(observed.metricsUrl, load) },
+      { name: 'tracing', service: observed.tracing },
+    ],
+    baseline: 'off',
+    path: '/v1/pets',
+  });
 }

@@ -1,7 +1,9 @@
+import { capacityLines } from './capacity-report.js';
 import { renderChart } from './chart.js';
 import { goalText, ISSUE_FIGURES, OBSERVABILITY_FIGURES, OTHER_RATIOS, verdict, type Figure, type RowOf } from './figures.js';
 import type { LimiterFigures } from './limiter-figures.js';
 import type { LoadResult, LoadSettings } from './load.js';
+import type { PairedResult } from './paired.js';
 
 /** The load generator of a measurement: autocannon for every scenario, wrk for the throughput ones. */
 export type Generator = 'autocannon' | 'wrk';
@@ -109,6 +111,7 @@ export function renderReport(
   run: RunInfo,
   measurements: readonly Measurement[],
   limiter?: LimiterFigures,
+  capacity?: PairedResult,
 ): { markdown: string; svg: string; unexpected: number } {
   const rows = summarise(measurements);
   const rowsOf = (generator: Generator) => new Map(rows.filter((row) => row.generator === generator).map((row) => [row.scenario, row]));
@@ -151,6 +154,10 @@ export function renderReport(
   lines.push(
     '',
     '## Goals of the issue "Operable: metrics, traces and logs"',
+    '',
+    ...capacityLines(capacity, !run.quick),
+    '',
+    'The same comparisons as throughput of gateways loaded one after another (the scenarios above), for information only: on this machine two identical gateways measured that way differ by up to ~9 %.',
     '',
     ...figureTable(OBSERVABILITY_FIGURES, rowOf, limiter, !run.quick, 'not measured'),
   );

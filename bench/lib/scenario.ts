@@ -21,6 +21,8 @@ export interface BenchContext {
   /** Keys with revocations in Redis, limits off; and the same with limits in Redis. */
   readonly authRedis: Service | undefined;
   readonly limitsRedis: Service | undefined;
+  /** A second gateway configured as `limitsRedis`: a control (sequential and paired). */
+  readonly limitsRedisControl: Service | undefined;
   /** The same full pipeline on Redis with metrics on, and with traces exported (when Redis is here). */
   readonly observed: ObservedGateways | undefined;
   /** nginx proxy_pass in front of the core, when nginx is installed. */

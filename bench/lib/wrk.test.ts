@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { parseWrk, wrkMs } from './wrk.js';
 
-// wrk 4.1's report with --latency, as printed for a run with refusals and socket errors.
+// wrk 4.1's report with --latency, as printed for a run with refusals and socket errors (wrk pads
+// a value in seconds with a trailing space).
 const REPORT = `Running 3s test @ http://127.0.0.1:40000/v1/pets
   1 threads and 50 connections
   Thread Stats   Avg      Stdev     Max   +/- Stdev
@@ -12,7 +13,7 @@ const REPORT = `Running 3s test @ http://127.0.0.1:40000/v1/pets
      50%  472.00us
      75%    5.50ms
      90%    6.00ms
-     99%    1.02s
+     99%    1.02s 
   29400 requests in 3.00s, 30.00MB read
   Socket errors: connect 1, read 2, write 3, timeout 4
   Non-2xx or 3xx responses: 12

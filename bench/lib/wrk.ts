@@ -42,7 +42,8 @@ export function parseWrk(output: string): LoadResult {
   const requests = number(/^\s*(\d+) requests in /m);
   const rps = number(/^Requests\/sec:\s+([\d.]+)/m);
   const distribution = output.slice(Math.max(0, output.indexOf('Latency Distribution')));
-  const percentile = (p: number) => new RegExp(`^\\s+${p}%\\s+(\\S+)$`, 'm').exec(distribution)?.[1];
+  // wrk pads each value to a width: `     99%    1.05s ` ends in a space.
+  const percentile = (p: number) => new RegExp(`^\\s+${p}%\\s+(\\S+)[ \\t]*$`, 'm').exec(distribution)?.[1];
   const p50 = percentile(50);
   const p99 = percentile(99);
   if (requests === undefined || rps === undefined || p50 === undefined || p99 === undefined) throw new Error(`unreadable wrk output:\n${output}`);

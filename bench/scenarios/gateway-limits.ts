@@ -9,6 +9,10 @@ const redisTarget = ({ limitsRedis, oneKey }: BenchContext): LoadTarget => ({
   url: `${limitsRedis?.url}/v1/pets`,
   headers: { authorization: `Bearer ${oneKey}` },
 });
+const controlTarget = ({ limitsRedisControl, oneKey }: BenchContext): LoadTarget => ({
+  url: `${limitsRedisControl?.url}/v1/pets`,
+  headers: { authorization: `Bearer ${oneKey}` },
+});
 
 export const gatewayLimitsMemory: Scenario = {
   name: 'gateway-limits-memory',
@@ -36,4 +40,15 @@ export const gatewayLimitsRedis: Scenario = {
   run: (context) => runLoad({ ...redisTarget(context), settings: context.settings }),
   proxy: ({ limitsRedis }) => limitsRedis,
   wrk: redisTarget,
+};
+
+export const gatewayLimitsRedisControl: Scenario = {
+  name: 'gateway-limits-redis-control',
+  description:
+    "a second gateway configured as gateway-limits-redis: its ratio to it is the noise of one process measured after another (and it warms up as the paired measurement's control)",
+  expectStatuses: [200],
+  needsRedis: true,
+  run: (context) => runLoad({ ...controlTarget(context), settings: context.settings }),
+  proxy: ({ limitsRedisControl }) => limitsRedisControl,
+  wrk: controlTarget,
 };
