@@ -67,7 +67,7 @@ try {
   );
   for (const g of result.gateways) {
     process.stdout.write(
-      `  ${g.name.padEnd(8)} ${g.cpuUsPerRequest.toFixed(1)} µs/req, ${Math.round(g.rps)} req/s; capacity ÷ off ${g.capacityRatio.toFixed(3)} (median of the rounds' ratios ${g.medianRoundRatio.toFixed(3)}), req/s ÷ off ${g.rpsRatio.toFixed(3)}\n`,
+      `  ${g.name.padEnd(8)} ${g.cpuUsPerRequest.toFixed(1)} µs/req, ${Math.round(g.rps)} req/s; capacity ÷ off ${g.capacityRatio.toFixed(3)} (median of the rounds' ratios; ratio of the medians ${g.ratioOfMedians.toFixed(3)}), req/s ÷ off ${g.rpsRatio.toFixed(3)}\n`,
     );
   }
   const ratio = (name: string) => result.gateways.find((g) => g.name === name)?.capacityRatio.toFixed(3);

@@ -30,16 +30,31 @@ test('capacity ratios are the baseline median CPU per request over each one; req
   assert.equal(off?.name, 'off');
   assert.equal(off?.cpuUsPerRequest, 110);
   assert.equal(off?.capacityRatio, 1);
+  assert.equal(off?.ratioOfMedians, 1);
   assert.equal(metrics?.cpuUsPerRequest, 120);
   assert.equal(metrics?.rps, 2900);
-  assert.equal(metrics?.capacityRatio, 110 / 120);
+  assert.equal(metrics?.ratioOfMedians, 110 / 120);
   assert.equal(metrics?.rpsRatio, 2900 / 2000);
   assert.deepEqual(
     metrics?.rounds.map((s) => s.cpuUsPerRequest),
     [125, 120, 10],
   );
   assert.deepEqual(metrics?.capacityRatioByRound, [100 / 125, 110 / 120, 400 / 10]);
-  assert.equal(metrics?.medianRoundRatio, 110 / 120);
+  assert.equal(metrics?.capacityRatio, 110 / 120);
+});
+
+test('the judged ratio compares the same seconds: a host drifting over the rounds and one disturbed round leave it be', () => {
+  // Every round but the third, metrics costs 3 % more than off; the host slows down over the rounds.
+  const rounds = [
+    { off: sample(3000, 100), metrics: sample(2900, 103) },
+    { off: sample(2000, 200), metrics: sample(1900, 206) },
+    { off: sample(2500, 150), metrics: sample(600, 600) },
+    { off: sample(900, 400), metrics: sample(880, 412) },
+  ];
+  const metrics = summarisePaired(rounds, 'off').gateways[1];
+  assert.equal(metrics?.capacityRatio.toFixed(4), (100 / 103).toFixed(4));
+  // The medians of each gateway come from different rounds: (150 + 200) / 2 against (206 + 412) / 2.
+  assert.equal(metrics?.ratioOfMedians, 175 / 309);
 });
 
 test('no rounds, an unknown baseline or a round missing a gateway throw', () => {

@@ -18,13 +18,17 @@ export interface PairedGatewayFigures {
   /** Medians over the rounds. */
   readonly cpuUsPerRequest: number;
   readonly rps: number;
-  /** Baseline's median CPU µs per request ÷ this one's: requests served per CPU-second, relative. */
+  /**
+   * The judged figure: in each round, the baseline's CPU µs per request ÷ this one's (both from
+   * the same seconds), and the median of those. Requests served per CPU-second, relative.
+   */
   readonly capacityRatio: number;
+  /** The baseline's median CPU µs per request ÷ this one's (for information: medians of different rounds). */
+  readonly ratioOfMedians: number;
   /** This one's median req/s ÷ the baseline's (for information: the gateways share the cores). */
   readonly rpsRatio: number;
-  /** The baseline's CPU µs per request ÷ this one's in each round, and their median: for information. */
+  /** The baseline's CPU µs per request ÷ this one's in each round. */
   readonly capacityRatioByRound: readonly number[];
-  readonly medianRoundRatio: number;
   readonly rounds: readonly RoundSample[];
 }
 
@@ -78,10 +82,10 @@ export function summarisePaired(rounds: readonly Readonly<Record<string, RoundSa
         name,
         cpuUsPerRequest: cpu,
         rps,
-        capacityRatio: base.cpu / cpu,
+        capacityRatio: median(byRound),
+        ratioOfMedians: base.cpu / cpu,
         rpsRatio: rps / base.rps,
         capacityRatioByRound: byRound,
-        medianRoundRatio: median(byRound),
         rounds: samples,
       };
     }),
