@@ -254,14 +254,14 @@ async function main(): Promise<void> {
       }
     }
 
-    // The observability goals: the gateways loaded together, compared by CPU per request (lib/paired.ts).
+    // The observability goals: each gateway loaded together with `off`, compared by CPU per request (lib/paired.ts).
     let capacity: PairedResult | undefined;
     if (pairedSkip === false && limitsRedis !== undefined && limitsRedisControl !== undefined && observed !== undefined) {
       capacity = await measureObservability(
         { off: limitsRedis, control: limitsRedisControl, observed },
         {
           headers: { authorization: `Bearer ${oneKey}` },
-          rounds: quick ? 3 : 6,
+          rounds: quick ? 3 : 10,
           seconds: quick ? 2 : 5,
           warmupSeconds: 5,
           onRound: (round, samples) => process.stdout.write(`observability, loaded together, ${roundLine(round, samples)}\n`),

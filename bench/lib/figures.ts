@@ -89,6 +89,7 @@ export interface CapacityFigure extends Pick<Figure, 'label' | 'goal' | 'format'
 export const CAPACITY_FIGURES: readonly CapacityFigure[] = [
   { gateway: 'metrics', label: 'full pipeline on Redis, metrics on (scraped every second) ÷ off', goal: { at: 'least', target: 0.97 }, format: ratio3 },
   { gateway: 'tracing', label: 'full pipeline on Redis, tracing exported ÷ off', goal: { at: 'least', target: 0.85 }, format: ratio3 },
+  { gateway: 'sampled', label: 'full pipeline on Redis, one trace in ten exported (parentbased_traceidratio 0.1) ÷ off', format: ratio3 },
   { gateway: 'control', label: "control: a second gateway identical to off ÷ off (this run's noise)", format: ratio3 },
 ];
 

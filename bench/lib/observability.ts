@@ -4,12 +4,14 @@ import { freePort } from '@animal-store/testkit';
 import { measurePaired, type PairedOptions, type PairedResult } from './paired.js';
 import { startService, type Service } from './services.js';
 
-/** The full pipeline on Redis with metrics on, and with tracing exporting to a local sink. */
+/** The full pipeline on Redis with metrics on, and with tracing exporting to a local sink (all requests, or one in ten). */
 export interface ObservedGateways {
   readonly metrics: Service;
   /** The metrics gateway's admin `/metrics`, scraped during its runs as Prometheus would. */
   readonly metricsUrl: string;
   readonly tracing: Service;
+  /** Tracing as advised at high rates: one trace in ten recorded (`parentbased_traceidratio`, 0.1). */
+  readonly sampled: Service;
   /** OTLP export requests the sink received so far. */
   exports(): number;
   close(): Promise<void>;
@@ -32,19 +34,26 @@ export async function startObservedGateways(env: Record<string, string>): Promis
   await new Promise<void>((resolve) => sink.listen(0, '127.0.0.1', resolve));
   const metricsPort = await freePort();
   const metrics = await startService('gateway (keys, limits in Redis, metrics on)', 'gateway', { ...env, METRICS_PORT: String(metricsPort) });
-  const tracing = await startService('gateway (keys, limits in Redis, tracing exported)', 'gateway', {
+  const tracingEnv = {
     ...env,
     OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${(sink.address() as AddressInfo).port}`,
     // Exports every second: spans leave while the load runs, not after.
     OTEL_BSP_SCHEDULE_DELAY: '1000',
+  };
+  const tracing = await startService('gateway (keys, limits in Redis, tracing exported)', 'gateway', tracingEnv);
+  const sampled = await startService('gateway (keys, limits in Redis, one trace in ten exported)', 'gateway', {
+    ...tracingEnv,
+    OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
+    OTEL_TRACES_SAMPLER_ARG: '0.1',
   });
   return {
     metrics,
     metricsUrl: `http://127.0.0.1:${metricsPort}/metrics`,
     tracing,
+    sampled,
     exports: () => received,
     async close() {
-      await Promise.all([metrics.stop(), tracing.stop()]);
+      await Promise.all([metrics.stop(), tracing.stop(), sampled.stop()]);
       sink.closeAllConnections();
       await new Promise((resolve) => sink.close(resolve));
     },
@@ -87,8 +96,9 @@ export interface ObservabilityGateways {
 }
 
 /**
- * The observability goals as capacity ratios: `off`, `control`, `metrics` (scraped every second)
- * and `tracing` loaded together on `GET /v1/pets` (see `paired.ts`), each compared with `off`.
+ * The observability goals as capacity ratios: `off`, `control`, `metrics` (scraped every second),
+ * `tracing` and `sampled` (one trace in ten) loaded together on `GET /v1/pets` (see `paired.ts`),
+ * each compared with `off`.
  */
 export function measureObservability(
   { off, control, observed }: ObservabilityGateways,
@@ -101,6 +111,7 @@ export function measureObservability(
       { name: 'control', service: control },
       { name: 'metrics', service: observed.metrics, whileLoaded: (load) => whileScraped(observed.metricsUrl, load) },
       { name: 'tracing', service: observed.tracing },
+      { name: 'sampled', service: observed.sampled },
     ],
     baseline: 'off',
     path: '/v1/pets',

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { median, roundLine, sampleOf, summarisePaired, unexpectedAnswers, type RoundSample } from './paired-summary.js';
+import { median, roundLine, sampleOf, summarisePaired, summarisePairings, unexpectedAnswers, type RoundSample } from './paired-summary.js';
 import { parseWrk } from './wrk.js';
 
 const sample = (rps: number, cpuUsPerRequest: number): RoundSample => ({ requests: rps * 5, rps, cpuUsPerRequest });
@@ -83,4 +83,35 @@ ${extra}Requests/sec:   9800.50
 
 test('a round is one line, each gateway in order', () => {
   assert.equal(roundLine(2, { off: sample(3000, 100.04), on: sample(2900, 125) }), 'round 2: off 3000 req/s 100.0 µs/req, on 2900 req/s 125.0 µs/req');
+});
+
+test('pairings: each gateway against the baseline samples of its own pairings; the baseline pools all of its own', () => {
+  const pairings = new Map([
+    [
+      'metrics',
+      [
+        { off: sample(3000, 100), metrics: sample(2900, 103) },
+        { off: sample(2000, 200), metrics: sample(1900, 206) },
+      ],
+    ],
+    [
+      'tracing',
+      [
+        // The host was slower while tracing was measured: off's samples of these seconds say so.
+        { off: sample(1000, 300), tracing: sample(800, 400) },
+        { off: sample(1000, 320), tracing: sample(800, 400) },
+      ],
+    ],
+  ]);
+  const { baseline, gateways } = summarisePairings(pairings, 'off');
+  assert.equal(baseline, 'off');
+  assert.deepEqual(
+    gateways.map((g) => g.name),
+    ['off', 'metrics', 'tracing'],
+  );
+  assert.equal(gateways[0]?.cpuUsPerRequest, 250, 'the median of all four of off');
+  assert.equal(gateways[0]?.capacityRatio, 1);
+  assert.equal(gateways[1]?.capacityRatio.toFixed(4), (100 / 103).toFixed(4));
+  assert.equal(gateways[2]?.capacityRatio, (300 / 400 + 320 / 400) / 2);
+  assert.throws(() => summarisePairings(new Map([['metrics', [{ metrics: sample(1, 1) }]]]), 'off'), /no sample of off/);
 });

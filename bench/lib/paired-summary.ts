@@ -93,6 +93,30 @@ export function summarisePaired(rounds: readonly Readonly<Record<string, RoundSa
 }
 
 /**
+ * The figures of pairings: each gateway other than `baseline` was loaded together with it, round
+ * after round (`byGateway`: its rounds, each holding its sample and the baseline's of the same
+ * seconds). Each is compared with the baseline of its own pairings; the baseline's own medians
+ * pool all of its samples.
+ */
+export function summarisePairings(byGateway: ReadonlyMap<string, readonly Readonly<Record<string, RoundSample>>[]>, baseline: string): PairedFigures {
+  const all = [...byGateway.values()].flat();
+  const pooled = summarisePaired(
+    all.map((round, i) => {
+      const sample = round[baseline];
+      if (sample === undefined) throw new Error(`pairing round ${i + 1} has no sample of ${baseline}`);
+      return { [baseline]: sample };
+    }),
+    baseline,
+  );
+  const others = [...byGateway].map(([name, rounds]) => {
+    const figures = summarisePaired(rounds, baseline).gateways.find((g) => g.name === name);
+    if (figures === undefined) throw new Error(`no sample of ${name} in its pairings`);
+    return figures;
+  });
+  return { baseline, gateways: [...pooled.gateways, ...others] };
+}
+
+/**
  * What in `result` was not a 200, as text, or `undefined` when every answer was. wrk only counts
  * answers outside 2xx/3xx (its `2xx/3xx` class); autocannon gives each status.
  */

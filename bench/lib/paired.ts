@@ -1,15 +1,17 @@
 import { cpuMsOf } from './cpu.js';
 import { runLoad, type LoadResult } from './load.js';
-import { sampleOf, summarisePaired, unexpectedAnswers, type PairedFigures, type RoundSample } from './paired-summary.js';
+import { sampleOf, summarisePairings, unexpectedAnswers, type PairedFigures, type RoundSample } from './paired-summary.js';
 import type { Service } from './services.js';
 import { runWrk, wrkSkipReason } from './wrk.js';
 
 /**
- * A paired measurement: gateways loaded at the same time, each by its own load generator, and
- * compared by the CPU their processes used per request. On a shared, noisy machine two identical
- * gateway processes loaded one after another differ by up to ~9 % in throughput; loaded together,
- * every disturbance of the host hits all of them at once, and CPU per request does not depend on
- * how the cores were shared between them (identical gateways come within about 1 %).
+ * A paired measurement: each gateway loaded at the same time as the baseline, each by its own load
+ * generator, and the two compared by the CPU their processes used per request. On a shared, noisy
+ * machine two identical gateway processes loaded one after another differ by up to ~9 % in
+ * throughput; loaded together, every disturbance of the host hits both at once, and CPU per
+ * request does not depend on how the cores were shared between them (identical gateways come
+ * within about 1 %). Two at a time, not all at once: with five gateways and five load generators
+ * on two cores, every process's CPU per request doubled.
  */
 
 export interface PairedGateway {
@@ -33,7 +35,7 @@ export interface PairedOptions {
   readonly warmupSeconds?: number;
   /** Connections per gateway. */
   readonly connections?: number;
-  /** Called after each counted round (to print it). */
+  /** Called after each counted pairing of a round (to print it). */
   readonly onRound?: (round: number, samples: Readonly<Record<string, RoundSample>>) => void;
 }
 
@@ -45,7 +47,7 @@ export interface PairedResult extends PairedFigures {
   readonly seconds: number;
 }
 
-/** Connections per gateway: with four gateways, 100 in all, as the sequential runs' 50 twice. */
+/** Connections per gateway: 25 each, so a paired round holds as many connections as two sequential runs of 50 and more. */
 export const PAIRED_CONNECTIONS = 25;
 
 /** Why a paired measurement cannot run here (no /proc), or `false` when it can. */
@@ -54,7 +56,8 @@ export function pairedSkipReason(): string | false {
 }
 
 /**
- * Loads every gateway of `options` at once, `options.rounds` times, and returns each one's
+ * In each of `options.rounds` rounds, loads every other gateway of `options` together with the
+ * baseline, one pairing after another (their order turning each round), and returns each one's
  * medians and its ratios to the baseline. Throws if any answer was not a 200.
  */
 export async function measurePaired(options: PairedOptions): Promise<PairedResult> {
@@ -64,28 +67,32 @@ export async function measurePaired(options: PairedOptions): Promise<PairedResul
     tool === 'wrk'
       ? runWrk({ url, headers: options.headers ?? {}, connections, seconds })
       : runLoad({ url, headers: options.headers ?? {}, settings: { connections, pipelining: 1, durationSeconds: seconds, warmupSeconds: 0 } });
-  /** Every gateway loaded at once for `seconds`. */
-  const loadAll = (seconds: number) =>
-    Promise.all(options.gateways.map((gateway) => loadOne(gateway, () => load(`${gateway.service.url}${options.path}`, seconds))));
-  // The warm-up's answers are checked, its figures dropped: a cold gateway may answer next to none.
-  if ((options.warmupSeconds ?? 0) > 0) await loadAll(options.warmupSeconds as number);
-  const round = async (seconds: number): Promise<Record<string, RoundSample>> => {
-    const loads = await loadAll(seconds);
+  const baseline = options.gateways.find((gateway) => gateway.name === options.baseline);
+  if (baseline === undefined) throw new Error(`no baseline ${options.baseline} among the gateways`);
+  const others = options.gateways.filter((gateway) => gateway !== baseline);
+  /** The gateways loaded at once for `seconds`. */
+  const loadTogether = async (gateways: readonly PairedGateway[], seconds: number): Promise<Record<string, RoundSample>> => {
+    const loads = await Promise.all(gateways.map((gateway) => loadOne(gateway, () => load(`${gateway.service.url}${options.path}`, seconds))));
     return Object.fromEntries(
-      options.gateways.map((gateway, i) => {
+      gateways.map((gateway, i) => {
         const { result, cpuMs } = loads[i] as { result: LoadResult; cpuMs: number };
         if (result.requests === 0) throw new Error(`${gateway.name}: no request answered in a ${seconds} s round`);
         return [gateway.name, sampleOf(result, cpuMs)];
       }),
     );
   };
-  const rounds: Record<string, RoundSample>[] = [];
+  // The warm-up's answers are checked, its figures dropped: a cold gateway may answer next to none.
+  if ((options.warmupSeconds ?? 0) > 0) await loadTogether(options.gateways, options.warmupSeconds as number);
+  const pairings = new Map<string, Record<string, RoundSample>[]>(others.map((gateway) => [gateway.name, []]));
   for (let i = 1; i <= options.rounds; i++) {
-    const samples = await round(options.seconds);
-    rounds.push(samples);
-    options.onRound?.(i, samples);
+    for (let j = 0; j < others.length; j++) {
+      const other = others[(i + j) % others.length] as PairedGateway;
+      const samples = await loadTogether([baseline, other], options.seconds);
+      pairings.get(other.name)?.push(samples);
+      options.onRound?.(i, samples);
+    }
   }
-  return { ...summarisePaired(rounds, options.baseline), tool, connections, rounds: options.rounds, seconds: options.seconds };
+  return { ...summarisePairings(pairings, options.baseline), tool, connections, rounds: options.rounds, seconds: options.seconds };
 }
 
 /** One gateway's load in a round, and the CPU its process used from just before to just after. */
