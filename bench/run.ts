@@ -9,92 +9,25 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { redisSkipReason, startRedis, type RedisServer } from '@animal-store/testkit';
-import { generateSigningKey, signApiKey, type ApiKeyToSign, type JWK } from '../packages/gateway/src/auth/index.js';
-import { cpuMsOf, machineBusyMs } from './lib/cpu.js';
+import { makeKeys } from './lib/bench-keys.js';
+import { cpuMeter } from './lib/cpu.js';
 import { measureLimiter, type LimiterFigures } from './lib/limiter-figures.js';
 import { measureObservability, startObservedGateways, type ObservedGateways } from './lib/observability.js';
 import { pairedSkipReason, type PairedResult } from './lib/paired.js';
 import { roundLine } from './lib/paired-summary.js';
-import { LOAD_SETTINGS, QUICK_SETTINGS, runLoad, type LoadResult } from './lib/load.js';
+import { LOAD_SETTINGS, QUICK_SETTINGS, runLoad } from './lib/load.js';
 import { startReferences } from './lib/references.js';
-import { renderReport, type Measurement } from './lib/report.js';
-import type { BenchContext, Scenario } from './lib/scenario.js';
+import { renderReport } from './lib/report.js';
+import { runPlan } from './lib/run-plan.js';
+import type { BenchContext } from './lib/scenario.js';
 import { startService, type Service } from './lib/services.js';
-import { runWrk, wrkSkipReason } from './lib/wrk.js';
-import { coreDirect } from './scenarios/core-direct.js';
-import { fastifyStack } from './scenarios/fastify-stack.js';
-import { gatewayAuthManyKeysCold, gatewayAuthManyKeysWarm, gatewayAuthOneKey } from './scenarios/gateway-auth.js';
-import { gatewayBare, gatewayBareHttpProxy } from './scenarios/gateway-bare.js';
-import { gatewayAuthRedis, gatewayLimitsMemory, gatewayLimitsRedis, gatewayLimitsRedisControl } from './scenarios/gateway-limits.js';
-import { gatewayMetrics, gatewayTracing } from './scenarios/gateway-observability.js';
-import { haproxyBare, haproxyJwt } from './scenarios/haproxy.js';
-import { nginxProxyPass } from './scenarios/nginx.js';
-import { latencyCore, latencyGateway, latencyGatewayRedis, rejectionPath } from './scenarios/rejection-and-latency.js';
+import { wrkSkipReason } from './lib/wrk.js';
 
 const { values } = parseArgs({ options: { quick: { type: 'boolean' }, rounds: { type: 'string' } } });
 const quick = values.quick ?? false;
 const settings = quick ? QUICK_SETTINGS : LOAD_SETTINGS;
 const rounds = Number(values.rounds ?? (quick ? 1 : 4));
 const manyKeyCount = quick ? 300 : 10_000;
-
-/** Paired scenarios run alternately, `rounds` times, so drift on the machine hits both alike. */
-const PLAN: { scenario: Scenario; repeat: boolean }[] = [
-  { scenario: coreDirect, repeat: false },
-  { scenario: nginxProxyPass, repeat: true },
-  { scenario: haproxyBare, repeat: true },
-  { scenario: haproxyJwt, repeat: true },
-  { scenario: fastifyStack, repeat: true },
-  { scenario: gatewayBare, repeat: true },
-  { scenario: gatewayBareHttpProxy, repeat: true },
-  { scenario: gatewayAuthOneKey, repeat: true },
-  { scenario: gatewayLimitsMemory, repeat: true },
-  { scenario: gatewayAuthRedis, repeat: true },
-  { scenario: gatewayLimitsRedis, repeat: true },
-  { scenario: gatewayMetrics, repeat: true },
-  { scenario: gatewayTracing, repeat: true },
-  { scenario: gatewayLimitsRedisControl, repeat: true },
-  { scenario: gatewayAuthManyKeysCold, repeat: false },
-  { scenario: gatewayAuthManyKeysWarm, repeat: true },
-  { scenario: rejectionPath, repeat: true },
-  { scenario: latencyCore, repeat: true },
-  { scenario: latencyGateway, repeat: true },
-  { scenario: latencyGatewayRedis, repeat: true },
-];
-
-async function makeKeys(
-  dir: string,
-): Promise<{ jwksFile: string; publicJwk: JWK; revocationsFile: string; oneKey: string; oneKeyClaims: ApiKeyToSign; rejectedKey: string; manyKeys: string[] }> {
-  const { privateJwk, publicJwk } = await generateSigningKey();
-  const jwksFile = join(dir, 'jwks.json');
-  writeFileSync(jwksFile, JSON.stringify({ keys: [publicJwk] }));
-  // A deny-list file, as a single instance without Redis runs: its revocation check is measured too.
-  const revocationsFile = join(dir, 'revoked.json');
-  writeFileSync(revocationsFile, JSON.stringify({ revoked: { 'some-old-key': new Date().toISOString() } }));
-  // Limits high enough never to refuse: the limit check is measured, not refusals.
-  const high = { minute: 1_000_000_000, day: 1_000_000_000 };
-  writeFileSync(join(dir, 'plans.json'), JSON.stringify({ plans: { free: high, pro: high, business: high, enterprise: high }, anonymous: high, accounts: {} }));
-  const claims = (sub: string, jti: string): ApiKeyToSign => ({
-    issuer: 'animal-store',
-    audience: 'animal-store-production',
-    subject: sub,
-    keyId: jti,
-    plan: 'business',
-    issuedAt: Date.now(),
-  });
-  const sign = (sub: string, jti: string) => signApiKey(privateJwk, claims(sub, jti));
-  const oneKeyClaims = claims('bench', 'bench-one');
-  const oneKey = await signApiKey(privateJwk, oneKeyClaims);
-  const rejectedKey = await signApiKey(privateJwk, {
-    issuer: 'animal-store',
-    audience: 'animal-store-production',
-    subject: 'over-limit',
-    keyId: 'bench-rejected',
-    plan: 'free',
-    issuedAt: Date.now(),
-  });
-  const manyKeys = await Promise.all(Array.from({ length: manyKeyCount }, (_, i) => sign(`account-${i}`, `bench-${i}`)));
-  return { jwksFile, publicJwk, revocationsFile, oneKey, oneKeyClaims, rejectedKey, manyKeys };
-}
 
 async function main(): Promise<void> {
   const suiteStarted = performance.now();
@@ -106,7 +39,7 @@ async function main(): Promise<void> {
     const redisSkip = redisSkipReason();
     if (redisSkip !== false) process.stdout.write(`no Redis scenarios: ${redisSkip}\n`);
     else redis = await startRedis();
-    const keys = await makeKeys(dir);
+    const keys = await makeKeys(dir, manyKeyCount);
     const { jwksFile, revocationsFile, oneKey, rejectedKey, manyKeys } = keys;
     const core = await startService('core', 'core', { LOG_LEVEL: 'info' });
     services.push(core);
@@ -201,58 +134,16 @@ async function main(): Promise<void> {
       });
     }
 
-    // Where each scenario's CPU went: its proxy's own process, the core, Redis, the whole machine.
-    const cpuNow = (proxy: Service | undefined) => ({
-      proxy: proxy?.pid === undefined ? undefined : cpuMsOf([proxy.pid]),
-      core: core.pid === undefined ? undefined : cpuMsOf([core.pid]),
-      redis: redis?.pid === undefined ? undefined : cpuMsOf([redis.pid]),
-      machine: machineBusyMs(),
-    });
-    /** Runs one load (`load`) and divides the CPU each part used during it by the requests answered. */
-    const measure = async (proxy: Service | undefined, load: () => Promise<LoadResult>) => {
-      const before = cpuNow(proxy);
-      const result = await load();
-      const after = cpuNow(proxy);
-      const perRequest = (key: keyof typeof before) => {
-        const [from, to] = [before[key], after[key]];
-        return from === undefined || to === undefined || result.requests === 0 ? undefined : ((to - from) * 1000) / result.requests;
-      };
-      return { result, cpu: { proxy: perRequest('proxy'), core: perRequest('core'), redis: perRequest('redis'), machine: perRequest('machine') } };
-    };
+    const measure = cpuMeter({ core: core.pid, redis: redis?.pid });
 
-    const measurements: Measurement[] = [];
     const started = Date.now();
-    for (let round = 1; round <= rounds; round++) {
-      for (const { scenario, repeat } of PLAN) {
-        if (!repeat && round > 1) continue;
-        if (scenario.needsRedis === true && redis === undefined) continue;
-        if (scenario.needsNginx === true && nginx === undefined) continue;
-        if (scenario.needsHaproxy === true && haproxy === undefined) continue;
-        await scenario.prepare?.(context);
-        const proxy = scenario.proxy?.(context);
-        const runs: [Measurement['generator'], () => Promise<LoadResult>][] = [['autocannon', () => scenario.run(context)]];
-        // wrk right after autocannon, on the same target: the two generators see the same machine.
-        const wrkTarget = scenario.wrk?.(context);
-        if (wrkSkip === false && wrkTarget !== undefined)
-          runs.push(['wrk', () => runWrk({ ...wrkTarget, connections: settings.connections, seconds: settings.durationSeconds })]);
-        for (const [generator, load] of runs) {
-          const { result, cpu } = await measure(proxy, load);
-          measurements.push({
-            scenario: scenario.name,
-            generator,
-            description: scenario.description,
-            round,
-            expectStatuses: scenario.expectStatuses,
-            reference: scenario.reference === true,
-            result,
-            cpu,
-          });
-          process.stdout.write(
-            `${`${scenario.name} (${generator})`.padEnd(42)} round ${round}: ${Math.round(result.rps)} req/s, p50 ${result.p50.toFixed(2)} ms, p99 ${result.p99.toFixed(2)} ms\n`,
-          );
-        }
-      }
-    }
+    const measurements = await runPlan({
+      rounds,
+      context,
+      measure,
+      wrk: wrkSkip === false,
+      available: { redis: redis !== undefined, nginx: nginx !== undefined, haproxy: haproxy !== undefined },
+    });
 
     // The observability goals: each gateway loaded together with `off`, compared by CPU per request (lib/paired.ts).
     let capacity: PairedResult | undefined;

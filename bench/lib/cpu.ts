@@ -57,3 +57,33 @@ export function machineBusyMs(): number | undefined {
   const ticks = line.trim().split(/\s+/).slice(1, 9).map(Number);
   return ticks.reduce((sum, value, i) => (i === 3 || i === 4 || i === 7 ? sum : sum + value), 0) * TICK_MS;
 }
+
+/** CPU µs per request answered during a run (from /proc; undefined where it cannot be read). */
+export interface CpuPerRequest {
+  /** The scenario's own proxy process (a gateway, nginx, HAProxy, the Fastify stack); none for the core alone. */
+  readonly proxy: number | undefined;
+  readonly core: number | undefined;
+  readonly redis: number | undefined;
+  /** The whole machine, the load generator included. */
+  readonly machine: number | undefined;
+}
+
+/**
+ * What runs one load and divides the CPU each part used during it by the requests answered: its
+ * proxy's own process, the core, Redis (`pids`), and the whole machine.
+ */
+export function cpuMeter(pids: { readonly core: number | undefined; readonly redis: number | undefined }) {
+  const ofPid = (pid: number | undefined) => (pid === undefined ? undefined : cpuMsOf([pid]));
+  const now = (proxy: number | undefined) => ({ proxy: ofPid(proxy), core: ofPid(pids.core), redis: ofPid(pids.redis), machine: machineBusyMs() });
+  return async <R extends { readonly requests: number }>(proxy: { readonly pid: number | undefined } | undefined, load: () => Promise<R>) => {
+    const before = now(proxy?.pid);
+    const result = await load();
+    const after = now(proxy?.pid);
+    const perRequest = (key: keyof CpuPerRequest) => {
+      const [from, to] = [before[key], after[key]];
+      return from === undefined || to === undefined || result.requests === 0 ? undefined : ((to - from) * 1000) / result.requests;
+    };
+    const cpu: CpuPerRequest = { proxy: perRequest('proxy'), core: perRequest('core'), redis: perRequest('redis'), machine: perRequest('machine') };
+    return { result, cpu };
+  };
+}

@@ -1,5 +1,6 @@
 import type { LimiterFigures } from './limiter-figures.js';
-import type { CpuPerRequest, Generator } from './report.js';
+import type { CpuPerRequest } from './cpu.js';
+import type { Generator } from './measurements.js';
 
 /** What a figure reads from one generator's medians: a scenario's row, if it ran. */
 export interface FigureRow {

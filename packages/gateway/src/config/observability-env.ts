@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import type { MetricsOptions } from '../observability/metrics-server.js';
 import type { TracingOptions } from '../observability/tracing.js';
+import { port } from './env-values.js';
 
 export type MetricsConfig = MetricsOptions;
 export type TracingConfig = TracingOptions;
 
-const port = z.coerce.number().int().min(0).max(65535);
 const SAMPLERS = ['always_on', 'always_off', 'traceidratio', 'parentbased_always_on', 'parentbased_always_off', 'parentbased_traceidratio'] as const;
 
 /** `key=value,key2=value2` (values percent-decoded), as OpenTelemetry's `OTEL_EXPORTER_OTLP_HEADERS`. */

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { keyringPaths, readJson, upgradeLayout, writeJson } from './keyring-files.js';
 import { generateSigningKey, signApiKey, type CustomLimits, type JSONWebKeySet, type JWK, type Plan, type RevocationFile } from '../auth/index.js';
 
 /**
@@ -37,47 +38,14 @@ export class KeyringError extends Error {
   }
 }
 
-const paths = (dir: string) => ({
-  publicDir: join(dir, 'public'),
-  jwks: join(dir, 'public', 'jwks.json'),
-  revoked: join(dir, 'public', 'revoked.json'),
-  privateDir: join(dir, 'private'),
-  privateKey: (kid: string) => join(dir, 'private', `${kid}.json`),
-  state: join(dir, 'state.json'),
-});
-
-/** Keyrings made before `public/` kept its two files at the top: move them in, once. */
-function upgradeLayout(dir: string): void {
-  const p = paths(dir);
-  for (const [old, current] of [
-    [join(dir, 'jwks.json'), p.jwks],
-    [join(dir, 'revoked.json'), p.revoked],
-  ] as const) {
-    if (!existsSync(old) || existsSync(current)) continue;
-    mkdirSync(p.publicDir, { recursive: true, mode: 0o755 });
-    renameSync(old, current);
-  }
-}
-
-/** Writes through a temporary file and a rename, so a reader never sees half a file. */
-function writeJson(file: string, value: unknown, mode = 0o644): void {
-  const temporary = `${file}.${process.pid}.tmp`;
-  writeFileSync(temporary, `${JSON.stringify(value, null, 2)}\n`, { mode });
-  renameSync(temporary, file);
-}
-
-function readJson<T>(file: string): T {
-  return JSON.parse(readFileSync(file, 'utf8')) as T;
-}
-
 function readState(dir: string): State {
-  if (!existsSync(paths(dir).state)) throw new KeyringError(`no keyring in ${dir} (run: npm run keys -- init)`);
+  if (!existsSync(keyringPaths(dir).state)) throw new KeyringError(`no keyring in ${dir} (run: npm run keys -- init)`);
   upgradeLayout(dir);
-  return readJson<State>(paths(dir).state);
+  return readJson<State>(keyringPaths(dir).state);
 }
 
 async function addSigningKey(dir: string): Promise<string> {
-  const p = paths(dir);
+  const p = keyringPaths(dir);
   const { privateJwk, publicJwk } = await generateSigningKey();
   const kid = publicJwk.kid as string;
   mkdirSync(p.privateDir, { recursive: true, mode: 0o700 });
@@ -91,7 +59,7 @@ async function addSigningKey(dir: string): Promise<string> {
 
 /** Creates a keyring with one Ed25519 signing key. Refuses to overwrite one unless `force`. */
 export async function initKeyring(dir: string, options: { issuer: string; audience: string; force?: boolean }): Promise<string> {
-  const p = paths(dir);
+  const p = keyringPaths(dir);
   if (existsSync(p.state) && options.force !== true) throw new KeyringError(`${dir} already holds a keyring (use --force to replace it)`);
   rmSync(p.privateDir, { recursive: true, force: true });
   rmSync(p.jwks, { force: true });
@@ -118,7 +86,7 @@ export async function issueKey(dir: string, request: IssueRequest): Promise<{ to
   const now = request.now ?? Date.now();
   const jti = randomBytes(12).toString('base64url');
   const expiresAt = request.ttlMs === undefined ? undefined : now + request.ttlMs;
-  const privateJwk = readJson<JWK>(paths(dir).privateKey(state.signingKid));
+  const privateJwk = readJson<JWK>(keyringPaths(dir).privateKey(state.signingKid));
   const token = await signApiKey(privateJwk, {
     issuer: state.issuer,
     audience: state.audience,
@@ -138,14 +106,14 @@ export async function issueKey(dir: string, request: IssueRequest): Promise<{ to
     expiresAt: expiresAt === undefined ? undefined : new Date(expiresAt).toISOString(),
     limits: request.limits,
   };
-  writeJson(paths(dir).state, { ...state, issued: [...state.issued, record] });
+  writeJson(keyringPaths(dir).state, { ...state, issued: [...state.issued, record] });
   return { token, record };
 }
 
 /** Adds `jti` to the deny-list file. Refuses ids this keyring never issued. */
 export function revokeKey(dir: string, jti: string, now = Date.now()): void {
   if (!readState(dir).issued.some((key) => key.jti === jti)) throw new KeyringError(`no key with id ${jti} was issued from this keyring`);
-  const file = paths(dir).revoked;
+  const file = keyringPaths(dir).revoked;
   const current = existsSync(file) ? readJson<RevocationFile>(file) : { revoked: {} };
   writeJson(file, { revoked: { ...current.revoked, [jti]: new Date(now).toISOString() } });
 }
@@ -159,7 +127,7 @@ export type KeyStopped = 'revoked' | 'expired' | 'retired';
  */
 export function listKeys(dir: string, now = Date.now()): (IssuedKey & { revokedAt: string | undefined; stopped: KeyStopped | undefined })[] {
   const state = readState(dir);
-  const p = paths(dir);
+  const p = keyringPaths(dir);
   const revoked = existsSync(p.revoked) ? readJson<RevocationFile>(p.revoked).revoked : {};
   const kids = new Set(readJson<JSONWebKeySet>(p.jwks).keys.map((key) => key.kid));
   return state.issued.map((key) => {
@@ -180,7 +148,7 @@ export function listKeys(dir: string, now = Date.now()): (IssuedKey & { revokedA
 export async function rotateKey(dir: string): Promise<string> {
   const state = readState(dir);
   const kid = await addSigningKey(dir);
-  writeJson(paths(dir).state, { ...state, signingKid: kid });
+  writeJson(keyringPaths(dir).state, { ...state, signingKid: kid });
   return kid;
 }
 
@@ -188,7 +156,7 @@ export async function rotateKey(dir: string): Promise<string> {
 export function retireKey(dir: string, kid: string): void {
   const state = readState(dir);
   if (kid === state.signingKid) throw new KeyringError(`${kid} is the current signing key; rotate first`);
-  const p = paths(dir);
+  const p = keyringPaths(dir);
   const jwks = readJson<JSONWebKeySet>(p.jwks);
   if (!jwks.keys.some((key) => key.kid === kid)) throw new KeyringError(`no key ${kid} in ${p.jwks}`);
   writeJson(p.jwks, { keys: jwks.keys.filter((key) => key.kid !== kid) });
@@ -197,6 +165,6 @@ export function retireKey(dir: string, kid: string): void {
 
 /** The files a gateway needs from this keyring. */
 export function keyringFiles(dir: string): { jwks: string; revoked: string } {
-  const p = paths(dir);
+  const p = keyringPaths(dir);
   return { jwks: p.jwks, revoked: p.revoked };
 }

@@ -1,5 +1,6 @@
 import { createBatch, redisKeyNames, type RedisClient } from '../redis/index.js';
 import { revokedDecision, type Limiter, type LimitRequest, type Policy, type RateDecision } from './policy.js';
+import { createClockOffset } from './redis-clock.js';
 import { RATE_LIMIT_SCRIPT } from './redis-script.js';
 
 export interface RedisLimiterOptions {
@@ -154,33 +155,6 @@ function policyFields(policy: Policy): (string | number)[] {
   const fields: (string | number)[] = [ban?.strikes ?? 0, ban?.strikeWindowMs ?? 0, ban?.banMs ?? 0, policy.windows.length];
   for (const window of policy.windows) fields.push(window.name, window.limit, window.windowMs, window.buckets);
   return fields;
-}
-
-/**
- * Redis's clock minus this process's. A reply carries Redis's TIME as the call ran; read late (a
- * busy event loop), it makes the difference look smaller than it is, never larger: so the largest
- * of the last 10 to 20 s is taken, which also follows a clock that moves.
- */
-function createClockOffset() {
-  const EPOCH_MS = 10_000;
-  let epoch = 0;
-  let current: number | undefined;
-  let previous: number | undefined;
-  return {
-    observe(sample: number): void {
-      const at = Math.floor(Date.now() / EPOCH_MS);
-      if (at !== epoch) {
-        previous = at === epoch + 1 ? current : undefined;
-        current = undefined;
-        epoch = at;
-      }
-      if (current === undefined || sample > current) current = sample;
-    },
-    get(): number | undefined {
-      if (current === undefined) return previous;
-      return previous === undefined ? current : Math.max(current, previous);
-    },
-  };
 }
 
 /** A request's decision from the script's reply, its fields starting at `at`. */

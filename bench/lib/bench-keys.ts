@@ -1,0 +1,43 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { generateSigningKey, signApiKey, type ApiKeyToSign, type JWK } from '../../packages/gateway/src/auth/index.js';
+
+/**
+ * The bench's keys, written into `dir`: a JWKS, a deny-list file, plans that never refuse, one
+ * key, one over its limit on the shipped plans, and `manyKeyCount` keys of as many accounts.
+ */
+export async function makeKeys(
+  dir: string,
+  manyKeyCount: number,
+): Promise<{ jwksFile: string; publicJwk: JWK; revocationsFile: string; oneKey: string; oneKeyClaims: ApiKeyToSign; rejectedKey: string; manyKeys: string[] }> {
+  const { privateJwk, publicJwk } = await generateSigningKey();
+  const jwksFile = join(dir, 'jwks.json');
+  writeFileSync(jwksFile, JSON.stringify({ keys: [publicJwk] }));
+  // A deny-list file, as a single instance without Redis runs: its revocation check is measured too.
+  const revocationsFile = join(dir, 'revoked.json');
+  writeFileSync(revocationsFile, JSON.stringify({ revoked: { 'some-old-key': new Date().toISOString() } }));
+  // Limits high enough never to refuse: the limit check is measured, not refusals.
+  const high = { minute: 1_000_000_000, day: 1_000_000_000 };
+  writeFileSync(join(dir, 'plans.json'), JSON.stringify({ plans: { free: high, pro: high, business: high, enterprise: high }, anonymous: high, accounts: {} }));
+  const claims = (sub: string, jti: string): ApiKeyToSign => ({
+    issuer: 'animal-store',
+    audience: 'animal-store-production',
+    subject: sub,
+    keyId: jti,
+    plan: 'business',
+    issuedAt: Date.now(),
+  });
+  const sign = (sub: string, jti: string) => signApiKey(privateJwk, claims(sub, jti));
+  const oneKeyClaims = claims('bench', 'bench-one');
+  const oneKey = await signApiKey(privateJwk, oneKeyClaims);
+  const rejectedKey = await signApiKey(privateJwk, {
+    issuer: 'animal-store',
+    audience: 'animal-store-production',
+    subject: 'over-limit',
+    keyId: 'bench-rejected',
+    plan: 'free',
+    issuedAt: Date.now(),
+  });
+  const manyKeys = await Promise.all(Array.from({ length: manyKeyCount }, (_, i) => sign(`account-${i}`, `bench-${i}`)));
+  return { jwksFile, publicJwk, revocationsFile, oneKey, oneKeyClaims, rejectedKey, manyKeys };
+}

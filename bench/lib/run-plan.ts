@@ -1,0 +1,60 @@
+import type { CpuPerRequest } from './cpu.js';
+import type { LoadResult } from './load.js';
+import type { Measurement } from './measurements.js';
+import type { BenchContext } from './scenario.js';
+import type { Service } from './services.js';
+import { runWrk } from './wrk.js';
+import { PLAN } from '../scenarios/plan.js';
+
+export interface PlanOptions {
+  readonly rounds: number;
+  readonly context: BenchContext;
+  /** Runs one load and the CPU each part used per request (`cpuMeter`). */
+  readonly measure: (proxy: Service | undefined, load: () => Promise<LoadResult>) => Promise<{ result: LoadResult; cpu: CpuPerRequest }>;
+  /** Whether wrk runs beside autocannon on the throughput scenarios. */
+  readonly wrk: boolean;
+  /** What this machine has: a scenario that needs what is missing is left out. */
+  readonly available: { readonly redis: boolean; readonly nginx: boolean; readonly haproxy: boolean };
+}
+
+/**
+ * Every scenario of the plan, round after round (those not repeated in the first only): its
+ * `prepare`, then autocannon and, on the throughput scenarios, wrk right after on the same target.
+ * Prints each run and returns them all.
+ */
+export async function runPlan(options: PlanOptions): Promise<Measurement[]> {
+  const { context } = options;
+  const measurements: Measurement[] = [];
+  for (let round = 1; round <= options.rounds; round++) {
+    for (const { scenario, repeat } of PLAN) {
+      if (!repeat && round > 1) continue;
+      if (scenario.needsRedis === true && !options.available.redis) continue;
+      if (scenario.needsNginx === true && !options.available.nginx) continue;
+      if (scenario.needsHaproxy === true && !options.available.haproxy) continue;
+      await scenario.prepare?.(context);
+      const proxy = scenario.proxy?.(context);
+      const runs: [Measurement['generator'], () => Promise<LoadResult>][] = [['autocannon', () => scenario.run(context)]];
+      // wrk right after autocannon, on the same target: the two generators see the same machine.
+      const wrkTarget = scenario.wrk?.(context);
+      if (options.wrk && wrkTarget !== undefined)
+        runs.push(['wrk', () => runWrk({ ...wrkTarget, connections: context.settings.connections, seconds: context.settings.durationSeconds })]);
+      for (const [generator, load] of runs) {
+        const { result, cpu } = await options.measure(proxy, load);
+        measurements.push({
+          scenario: scenario.name,
+          generator,
+          description: scenario.description,
+          round,
+          expectStatuses: scenario.expectStatuses,
+          reference: scenario.reference === true,
+          result,
+          cpu,
+        });
+        process.stdout.write(
+          `${`${scenario.name} (${generator})`.padEnd(42)} round ${round}: ${Math.round(result.rps)} req/s, p50 ${result.p50.toFixed(2)} ms, p99 ${result.p99.toFixed(2)} ms\n`,
+        );
+      }
+    }
+  }
+  return measurements;
+}

@@ -1,0 +1,76 @@
+import { isIP } from 'node:net';
+import { z } from 'zod';
+
+/* The kinds of value the gateway's settings take, parsed and checked (used by `env-schema.ts`). */
+
+export const port = z.coerce.number().int().min(0).max(65535);
+export const ms = z.coerce.number().int().min(1);
+
+/** A comma-separated list of IPs and CIDRs (`10.0.0.0/8, ::1`); empty trusts no proxy. */
+export const cidrList = z.string().transform((value, ctx) => {
+  const entries = value
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
+  for (const entry of entries) {
+    const [address = '', prefix] = entry.split('/');
+    const family = isIP(address);
+    const bits = family === 4 ? 32 : 128;
+    if (family === 0 || (prefix !== undefined && !(/^\d{1,3}$/.test(prefix) && Number(prefix) <= bits))) {
+      ctx.addIssue({ code: 'custom', message: `"${entry}" is not an IP address or CIDR` });
+    }
+  }
+  return entries;
+});
+
+/** A base path: `/` or `/segment[/segment…]`, no trailing slash, nothing to normalise. */
+export const basePath = z
+  .string()
+  .regex(/^\/$|^(\/[A-Za-z0-9._~!$&'()*+,;=:@-]+)+$/, { error: 'must be "/" or like "/v1" or "/api/pets" (no trailing slash, no dot segments)' })
+  .refine((value) => !value.split('/').some((segment) => segment === '.' || segment === '..'), { error: 'must not hold dot segments' });
+
+/** `*`, or a comma-separated list of exact origins (`https://app.example.com`). */
+export const originList = z.string().transform((value, ctx) => {
+  const entries = value
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
+  if (entries.length === 1 && entries[0] === '*') return entries;
+  for (const entry of entries) {
+    let origin: string | undefined;
+    try {
+      origin = new URL(entry).origin;
+    } catch {
+      origin = undefined;
+    }
+    if (origin !== entry)
+      ctx.addIssue({ code: 'custom', message: `"${entry}" is not an origin like https://app.example.com (scheme, host, port; no path), or "*" alone` });
+  }
+  return entries;
+});
+
+/** Asymmetric JWS algorithms only: `none` and HMAC (the public-key-as-secret attack) cannot verify. */
+export const ALGORITHMS = ['EdDSA', 'ES256', 'ES384', 'ES512', 'RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512'] as const;
+export const algorithmList = z
+  .string()
+  .transform((value) =>
+    value
+      .split(',')
+      .map((entry) => entry.trim())
+      .filter((entry) => entry !== ''),
+  )
+  .pipe(z.array(z.enum(ALGORITHMS)).min(1));
+
+/** An inline JWKS: public keys only, so it may live in the environment. */
+export const inlineJwks = z.string().transform((value, ctx) => {
+  try {
+    const jwks = JSON.parse(value) as { keys?: unknown };
+    if (Array.isArray(jwks.keys) && jwks.keys.every((key) => typeof key === 'object' && key !== null && !('d' in key))) {
+      return jwks as { keys: Record<string, unknown>[] };
+    }
+    ctx.addIssue({ code: 'custom', message: 'must be a JWKS of public keys: {"keys": [...]} without private parts' });
+  } catch {
+    ctx.addIssue({ code: 'custom', message: 'must be JSON' });
+  }
+  return z.NEVER;
+});
