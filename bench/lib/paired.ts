@@ -49,7 +49,7 @@ export interface PairedResult extends PairedFigures {
   readonly seconds: number;
 }
 
-/** Connections per gateway: 25 each, so a paired round holds as many connections as two sequential runs of 50 and more. */
+/** Connections per gateway: 25 each, so a pairing holds 50 in all, as one sequential run does. */
 export const PAIRED_CONNECTIONS = 25;
 
 /** Why a paired measurement cannot run here (no /proc), or `false` when it can. */
