@@ -19,6 +19,7 @@ import { createRedisClient, observeRedis, redisKeyNames, type RedisClient } from
 import { gatewayOperations, loadOperations, type Operation } from './routing/index.js';
 import { createAuthentication } from './wiring/authentication.js';
 import { createRateLimitingFromConfig } from './wiring/rate-limiting.js';
+import { redisReadiness } from './wiring/redis-readiness.js';
 
 export interface BuildDeps {
   readonly logger: Logger;
@@ -102,19 +103,7 @@ export function buildGateway(config: GatewayConfig, deps: BuildDeps): BuiltGatew
   });
   // With limits in Redis, the deny-list is asked in the limit's round trip; otherwise on its own.
   const authentication = createAuthentication(config.auth, { now, redisRevocations: rateLimiting?.checksRevocation === true ? undefined : revocations });
-  const readiness =
-    redis === undefined
-      ? []
-      : [
-          {
-            name: 'redis',
-            ready: () =>
-              redis.ping().then(
-                () => true,
-                () => false,
-              ),
-          },
-        ];
+  const readiness = redis === undefined ? [] : [redisReadiness(redis, rateLimiting?.warm)];
   // Ready once the deny-list's copy is loaded: before it, a Redis hiccup would refuse every key.
   if (revocations !== undefined) readiness.push({ name: 'revocations copy', ready: async () => revocations.copied() });
   const source = {};

@@ -7,3 +7,4 @@ export { temporaryDir } from './temporary-dir.js';
 export { commandSkipReason, selfSignedCertificate } from './tools.js';
 export { startService, type ServiceProcess, type StartServiceOptions } from './service-process.js';
 export { endlessUpload } from './endless-upload.js';
+export { startCpuHog, type CpuHog, type CpuHogOptions } from './cpu-hog.js';

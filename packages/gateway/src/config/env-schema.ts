@@ -83,7 +83,7 @@ export const GatewayEnv = z.object({
     .string()
     .regex(/^[A-Za-z0-9:_{}-]{1,64}$/)
     .default('gw'),
-  REDIS_COMMAND_TIMEOUT_MS: ms.default(50),
+  REDIS_COMMAND_TIMEOUT_MS: ms.default(500),
   // 0: decisions asked in one event-loop turn share a round trip; more waits that long for others.
   REDIS_BATCH_WINDOW_MS: z.coerce.number().min(0).max(10).default(0),
 

@@ -1,5 +1,6 @@
 import type { BlockList } from 'node:net';
-import { resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
 import type { ProxyEngine } from '../proxy/engines.js';
 import { GatewayEnvChecked, trustedProxies } from './env-schema.js';
 import { observabilityConfig, type MetricsConfig, type TracingConfig } from './observability-env.js';
@@ -148,7 +149,8 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
             algorithms: e.KEY_ALGORITHMS,
             clockToleranceSeconds: e.KEY_CLOCK_TOLERANCE_SECONDS,
             cacheSize: e.AUTH_CACHE_SIZE,
-            revocationsFile: file(e.REVOCATIONS_FILE),
+            // `none`: Redis is the only deny-list (an explicit choice, never the default).
+            revocationsFile: e.REVOCATIONS_FILE === 'none' ? undefined : (file(e.REVOCATIONS_FILE) ?? keyringDenyList(file(e.JWKS_FILE))),
           },
     rateLimits:
       e.RATE_LIMITS === 'off'
@@ -177,6 +179,18 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
   Object.freeze(config.server);
   if (config.cors !== undefined) Object.freeze(config.cors);
   return { ok: true, config: Object.freeze(config) };
+}
+
+/**
+ * The keyring's deny-list beside its key set: `…/public/revoked.json` when `jwks` is
+ * `…/public/jwks.json` and that file exists. Secure by default: a gateway given the keyring's
+ * public folder reads its revocations too, so a key revoked in the file stays refused after
+ * Redis restarts empty, without anyone remembering to set REVOCATIONS_FILE.
+ */
+function keyringDenyList(jwks: string | undefined): string | undefined {
+  if (jwks === undefined || basename(jwks) !== 'jwks.json' || basename(dirname(jwks)) !== 'public') return undefined;
+  const revoked = join(dirname(jwks), 'revoked.json');
+  return existsSync(revoked) ? revoked : undefined;
 }
 
 /** The configuration of this process: the one place the gateway reads `process.env`. */

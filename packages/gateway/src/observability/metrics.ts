@@ -15,7 +15,8 @@ import { subscribeAll } from './subscribe.js';
 
 /** OpenTelemetry's default buckets for HTTP durations, in seconds. */
 const HTTP_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10];
-const REDIS_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25];
+/** Up to the default command deadline and past it: a reply may be late by that much and still be used. */
+const REDIS_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
 /** Methods become labels as they are; any other is `_OTHER` (OpenTelemetry's rule): labels stay bounded. */
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'TRACE', 'CONNECT']);
 const methodLabel = (method: string) => (METHODS.has(method) ? method : '_OTHER');

@@ -105,4 +105,9 @@ export interface LimitRequest {
 
 export interface Limiter {
   check(request: LimitRequest): Promise<RateDecision>;
+  /**
+   * A first round trip to where decisions are made, before the gateway says it is ready (Redis:
+   * the script run once, Redis's clock learnt). Absent: nothing to warm (in process).
+   */
+  warm?(): Promise<void>;
 }

@@ -18,6 +18,8 @@ export interface RateLimiting {
   /** The usage endpoint's own small limit, per key (`USAGE_POLICY`), so it cannot be used to flood. */
   forUsage(identity: Identity): Promise<RateDecision>;
   forAnonymous(clientIp: string): Promise<RateDecision>;
+  /** See `Limiter.warm`: absent when there is nothing to warm. */
+  readonly warm?: () => Promise<void>;
 }
 
 /** `GET /v1/usage` per key: it is cheap but not free (a read of Redis), and polling it a second is plenty. */
@@ -29,7 +31,9 @@ export const USAGE_POLICY: Policy = minuteAndDay('usage', 60, 2_000);
  */
 export function createRateLimiting(limiter: Limiter, plans: Plans, options: { readonly checksRevocation?: boolean } = {}): RateLimiting {
   const checkRevoked = options.checksRevocation === true;
+  const { warm } = limiter;
   return {
+    ...(warm === undefined ? {} : { warm: () => warm.call(limiter) }),
     checksRevocation: checkRevoked,
     forIdentity: (identity) => limiter.check({ subject: identity.subject, keyId: identity.keyId, policy: plans.forIdentity(identity), checkRevoked }),
     peekIdentity: (identity) =>

@@ -81,6 +81,7 @@ export function createSharedLimiter(options: SharedLimiterOptions): Limiter {
   }
 
   return {
+    ...(options.shared.warm === undefined ? {} : { warm: () => (options.shared.warm as () => Promise<void>)() }),
     async check(request: LimitRequest): Promise<RateDecision> {
       const key = `${request.subject}\u0000${request.keyId ?? ''}`;
       const at = now();

@@ -40,6 +40,7 @@ export function observeRedis(client: RedisClient): RedisClient {
     publish: observed('publish', (channel: string, message: string) => client.publish(channel, message)),
     subscribe: (channel, listener, onSubscribed) => client.subscribe(channel, listener, onSubscribed),
     onReady: (listener) => client.onReady(listener),
+    warm: () => client.warm(),
     defineScript: (name, lua) => observed(name, client.defineScript(name, lua)),
     shardOf: (key) => client.shardOf(key),
     close: () => client.close(),

@@ -26,6 +26,12 @@ export interface RedisClient {
   /** Calls `listener` each time the connection becomes ready (the first time, and after each reconnection). */
   onReady(listener: () => void): void;
   /**
+   * A first round trip on every connection the request path uses (each master of a cluster):
+   * every script defined so far loaded (SCRIPT LOAD), then PING. Resolves once all answered, so
+   * the first requests after it pay neither a NOSCRIPT round trip nor a cold connection.
+   */
+  warm(): Promise<void>;
+  /**
    * Registers a Lua script (sent by SHA, reloaded by ioredis on NOSCRIPT, e.g. after SCRIPT FLUSH)
    * and returns the function that runs it, with any number of keys.
    */
@@ -40,7 +46,9 @@ export interface RedisClient {
 
 export interface RedisClientOptions {
   /**
-   * Longest Redis may take to answer a command; past it the caller's fallback answers. Tens of ms.
+   * The hard deadline: longest a command written to Redis is waited for; past it the caller's
+   * fallback answers. A reply later than usual is not an outage (a cold start or a busy host
+   * delays a healthy Redis by hundreds of ms), so this is a second or so, not tens of ms.
    * Measured from the write, and a reply that arrived in time is used even when a busy event loop
    * reads it late (see `command-budget.ts`).
    */
@@ -67,10 +75,10 @@ export function createRedisClient(url: string, options: RedisClientOptions): Red
   // without it long ago, and a rate-limit call replayed then would charge for nothing.
   const redisOptions = { maxRetriesPerRequest: 1, autoResendUnfulfilledCommands: false };
   let redis: Redis | Cluster;
-  // A reply 20 budgets late (at least 1 s): the connection is dropped and made again, and the
-  // commands waiting in it fail (none is sent again, see above).
+  // A reply twice the deadline late (at least 1 s): the connection is dropped and made again, and
+  // the commands waiting in it fail (none is sent again, see above; each was given up already).
   const within = createCommandBudget(options.commandTimeoutMs, {
-    afterMs: Math.max(STUCK_MIN_MS, options.commandTimeoutMs * 20),
+    afterMs: Math.max(STUCK_MIN_MS, options.commandTimeoutMs * 2),
     onStuck: () => {
       if (redis.status === 'ready') redis.disconnect(true);
     },
@@ -92,6 +100,8 @@ export function createRedisClient(url: string, options: RedisClientOptions): Red
     redis = new Redis(url, { ...redisOptions, enableOfflineQueue: false, retryStrategy: retry });
   }
   const subscribers: (Redis | Cluster)[] = [];
+  /** Every script defined, to load on each connection before it is used (`warm`). */
+  const scripts: string[] = [];
   // Without a listener an 'error' event would end the process; failures surface per command.
   redis.on('error', () => {});
   return {
@@ -135,9 +145,19 @@ export function createRedisClient(url: string, options: RedisClientOptions): Red
     onReady(listener) {
       redis.on('ready', listener);
     },
+    async warm() {
+      const connections = redis instanceof Cluster ? redis.nodes('master') : [redis];
+      await Promise.all(
+        connections.map(async (connection) => {
+          for (const lua of scripts) await within(connection.script('LOAD', lua));
+          await within(connection.ping());
+        }),
+      );
+    },
     defineScript(name, lua) {
       // No numberOfKeys: each call gives its own count first.
       redis.defineCommand(name, { lua });
+      scripts.push(lua);
       const command = (redis as unknown as Record<string, (...args: (string | number)[]) => Promise<unknown>>)[name] as (
         ...args: (string | number)[]
       ) => Promise<unknown>;

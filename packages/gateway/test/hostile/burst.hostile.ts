@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { redisSkipReason } from '@animal-store/testkit';
+import { isDeepStrictEqual } from 'node:util';
+import { burstsOnFreshGateways } from './burst-exactness.js';
 import { startStack, type Stack } from './stack.js';
 
 // Hostile suite: the product's central promise under the attack run's burst. Two gateway
@@ -51,3 +53,41 @@ describe('hostile burst: 3,000 parallel requests over two gateway processes on o
     assert.deepEqual(b, { 200: 1000, 429: 2000 });
   });
 });
+
+// Issue 19: exact from the first request, on a busy host. Fresh gateway processes, under each
+// failure policy, quiet and with every core kept busy by other processes: the first burst after
+// start and 20 more, each exactly the limit, and no 503 under `closed` (Redis is healthy
+// throughout). A late reply from a healthy Redis must never count as an outage.
+// EXACTNESS_ENV (JSON) adds settings to the gateways, e.g. '{"REDIS_COMMAND_TIMEOUT_MS":"50"}' to
+// see these fail with the old 50 ms budget.
+const extraEnv = JSON.parse(process.env.EXACTNESS_ENV ?? '{}') as Record<string, string>;
+for (const hog of [false, true]) {
+  for (const policy of ['local', 'closed'] as const) {
+    describe(
+      `hostile exactness: fresh gateways, RATE_LIMIT_ON_REDIS_FAILURE=${policy}, ${hog ? 'every core busy with a CPU hog' : 'quiet host'}`,
+      { skip: redisSkipReason() },
+      () => {
+        test(
+          'the first burst and 20 repetitions of 3,000 parallel requests: exactly the limit each time, every other answer a 429',
+          { timeout: 600_000 },
+          async () => {
+            const outcomes = await burstsOnFreshGateways({
+              policy,
+              hog,
+              repetitions: 20,
+              requests: 3000,
+              env: extraEnv,
+              report: (line) => console.log(`# ${line}`),
+            });
+            const wrong = outcomes.filter((outcome) => !isDeepStrictEqual(outcome.counts, outcome.expected));
+            assert.deepEqual(
+              wrong.map((outcome) => `${outcome.plan}: ${JSON.stringify(outcome.counts)}`),
+              [],
+              `${wrong.length} of ${outcomes.length} bursts were not exact`,
+            );
+          },
+        );
+      },
+    );
+  }
+}

@@ -28,6 +28,8 @@ export async function startStack(options: {
   env?: Record<string, string>;
   coreEnv?: Record<string, string>;
   revocationsFile?: boolean;
+  /** Settings of the `i`th gateway alone (its own metrics port, say), over `env`. */
+  perGatewayEnv?: (i: number) => Record<string, string>;
 }): Promise<Stack> {
   const started: { close(): Promise<void> }[] = [];
   const closeAll = async () => {
@@ -42,13 +44,14 @@ export async function startStack(options: {
     const gatewayEnv = {
       UPSTREAM_URL: core.url,
       JWKS_FILE: keyring.files.jwks,
-      ...(options.revocationsFile === false ? {} : { REVOCATIONS_FILE: keyring.files.revoked }),
+      // `none`: otherwise the gateway would find the keyring's deny-list beside JWKS_FILE itself.
+      REVOCATIONS_FILE: options.revocationsFile === false ? 'none' : keyring.files.revoked,
       REDIS_URL: redis.url,
       ...options.env,
     };
     const gateways: ServiceUnderTest[] = [];
     for (let i = 0; i < options.gateways; i++) {
-      const gateway = await startProcess('gateway', gatewayEnv);
+      const gateway = await startProcess('gateway', { ...gatewayEnv, ...options.perGatewayEnv?.(i) });
       started.push({ close: () => gateway.stop() });
       gateways.push(gateway);
     }

@@ -1,0 +1,43 @@
+import type { RedisClient } from '../redis/index.js';
+import type { ReadinessCheck } from '../pipeline/steps/service-paths.js';
+
+/**
+ * `/readyz`'s Redis check: ready only once every connection of the request path has made a first
+ * round trip since it last (re)connected, with the scripts loaded (`RedisClient.warm`) and then
+ * whatever `warmMore` does (the limiter runs its script once and learns Redis's clock). So the
+ * first burst sent to a gateway that says ready meets warm connections, not a NOSCRIPT round trip.
+ * Warming starts by itself at each connection; a failed warm-up is tried again at the next ask.
+ * Once warm, each ask is a PING.
+ */
+export function redisReadiness(redis: RedisClient, warmMore?: () => Promise<void>): ReadinessCheck {
+  let warmed = false;
+  let warming: Promise<boolean> | undefined;
+  const warm = (): Promise<boolean> => {
+    warming ??= (async () => {
+      await redis.warm();
+      await warmMore?.();
+    })().then(
+      () => (warmed = true),
+      () => false,
+    );
+    const current = warming;
+    void current.then(() => {
+      if (warming === current) warming = undefined;
+    });
+    return current;
+  };
+  redis.onReady(() => {
+    warmed = false;
+    void warm();
+  });
+  return {
+    name: 'redis',
+    ready: () =>
+      warmed
+        ? redis.ping().then(
+            () => true,
+            () => false,
+          )
+        : warm(),
+  };
+}
