@@ -74,7 +74,7 @@ test('one line per request: trace id, route template, plan, decision and upstrea
   const ok = await lineOf('log-ok');
   assert.equal(ok.traceId, traceId);
   assert.equal(ok.route, '/v1/echo');
-  assert.equal(ok.url, '/v1/echo?secret=no');
+  assert.equal(ok.url, '/v1/echo?secret=REDACTED', 'query values never reach the log (issue 19)');
   assert.equal(ok.status, 200);
   assert.equal(ok.outcome, 'proxied');
   assert.equal(ok.plan, 'business');
@@ -99,4 +99,31 @@ test('one line per request: trace id, route template, plan, decision and upstrea
   }
   const signing = JSON.parse(JSON.stringify(keyring.publicJwk())) as { x: string };
   assert.equal(output.includes(signing.x), false);
+});
+
+// Issue 19, keys never in logs.
+test('a key sent in the query never reaches the log: the url keeps the names, every value REDACTED', async () => {
+  const { token } = await keyring.issue({ plan: 'business', sub: 'query-key' });
+  const res = await fetch(`${gateway.url}/v1/echo?api_key=${token}&limit=5&flag&=x`, {
+    headers: { 'x-request-id': 'log-query-key', authorization: `Bearer ${token}` },
+  });
+  await res.arrayBuffer();
+  const line = await lineOf('log-query-key');
+  assert.equal(line.url, '/v1/echo?api_key=REDACTED&limit=REDACTED&flag&=REDACTED');
+  for (const part of [token, ...token.split('.')]) assert.equal(output.includes(part), false, 'the key is nowhere in the log');
+});
+
+test("an expired key's line names its key id (its signature was good, only its time is up)", async () => {
+  const { token, record } = await keyring.issue({ plan: 'pro', sub: 'expired-key' });
+  // Signed by the keyring's own key with an `exp` in the past: the same key id, already expired.
+  const expired = await keyring.sign(
+    {},
+    { ...(JSON.parse(Buffer.from(token.split('.')[1] as string, 'base64url').toString()) as object), exp: Math.floor(Date.now() / 1000) - 60 },
+  );
+  const res = await fetch(`${gateway.url}/v1/echo`, { headers: { 'x-request-id': 'log-expired', authorization: `Bearer ${expired}` } });
+  await res.arrayBuffer();
+  assert.equal(res.status, 401);
+  const line = await lineOf('log-expired');
+  assert.match(String(line.authFailure), /ERR_JWT_EXPIRED/);
+  assert.equal(line.keyId, record.jti);
 });

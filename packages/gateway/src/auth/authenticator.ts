@@ -61,7 +61,9 @@ export function createAuthenticator(options: AuthenticatorOptions) {
         identity = identityOf(await options.verifier.verify(token));
       } catch (error) {
         if (error instanceof KeySourceUnavailableError) return { kind: 'unavailable', reason: String(error.cause) };
-        if (error instanceof InvalidKeyError) return { kind: 'rejected', tokenSent: true, reason: error.reason };
+        if (error instanceof InvalidKeyError) {
+          return { kind: 'rejected', tokenSent: true, reason: error.reason, ...(error.keyId === undefined ? {} : { keyId: error.keyId }) };
+        }
         throw error;
       }
       if (identity === undefined) return { kind: 'rejected', tokenSent: true, reason: 'claims are not those of an API key (plan?)' };

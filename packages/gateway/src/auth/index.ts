@@ -3,6 +3,7 @@ export { API_KEY_TYP, PLANS, identityOf, type CustomLimits, type Identity, type 
 export {
   generateSigningKey,
   signApiKey,
+  unverifiedKeyIdOf,
   InvalidKeyError,
   KeySourceUnavailableError,
   type ApiKeyToSign,

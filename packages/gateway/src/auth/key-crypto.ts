@@ -2,6 +2,7 @@ import {
   calculateJwkThumbprint,
   createLocalJWKSet,
   createRemoteJWKSet,
+  decodeJwt,
   errors,
   exportJWK,
   generateKeyPair,
@@ -38,9 +39,15 @@ export class KeySourceUnavailableError extends Error {
   }
 }
 
-/** The token is not a valid API key; `reason` is for logs, never for the client. */
+/**
+ * The token is not a valid API key; `reason` is for logs, never for the client. `keyId`: the key's
+ * `jti` when its signature was good and only its claims failed (expired, say), for the log line.
+ */
 export class InvalidKeyError extends Error {
-  constructor(readonly reason: string) {
+  constructor(
+    readonly reason: string,
+    readonly keyId?: string,
+  ) {
     super(reason);
     this.name = 'InvalidKeyError';
   }
@@ -82,12 +89,28 @@ export function createKeyVerifier(source: KeySource, options: VerifyOptions): (t
     } catch (error) {
       if (error instanceof errors.JOSEError) {
         if (unavailable.has(error.code)) throw new KeySourceUnavailableError(error);
-        throw new InvalidKeyError(`${error.code}: ${error.message}`);
+        // Claims are checked only once the signature was good: their `jti` is the key's own.
+        const jti = error instanceof errors.JWTClaimValidationFailed || error instanceof errors.JWTExpired ? error.payload.jti : undefined;
+        throw new InvalidKeyError(`${error.code}: ${error.message}`, typeof jti === 'string' ? jti : undefined);
       }
       // Anything else comes from fetching the remote key set (refused, reset, not JSON).
       throw new KeySourceUnavailableError(error);
     }
   };
+}
+
+/**
+ * The key id (`jti`) a whole API key carries, read without verifying it (the keys CLI takes a key
+ * where it takes its id, so an operator need not look the id up); `undefined` when `text` is no
+ * JWT with a string `jti`. Never for deciding anything: a forged key says what it likes.
+ */
+export function unverifiedKeyIdOf(text: string): string | undefined {
+  try {
+    const { jti } = decodeJwt(text);
+    return typeof jti === 'string' ? jti : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** A new Ed25519 signing key: the private JWK (keep secret) and the public one, both with `kid`. */

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { PLANS, type CustomLimits, type Plan } from '../auth/index.js';
+import { PLANS, unverifiedKeyIdOf, type CustomLimits, type Plan } from '../auth/index.js';
 import { CLI_ENV } from '../config/cli-env.js';
 import { dirname } from 'node:path';
 import {
@@ -22,8 +22,9 @@ const USAGE = `usage: npm run keys -- <command> [options]
   init [--issuer I] [--audience A] [--force]   make a signing key pair (KEYS_DIR, default ./keys)
   issue --plan P --sub S [--ttl 90d] [--minute N --day N]
                                                sign an API key; prints only the key
-  revoke <jti>                                 deny a key: public/revoked.json, and Redis when
-                                               REDIS_URL is set (fails if Redis does not answer)
+  revoke <jti or key>                          deny a key: public/revoked.json, and Redis when
+                                               REDIS_URL is set (fails if Redis does not answer);
+                                               given the key itself, takes its id (never printed)
   list [--json]                                issued keys: id, account, plan, expiry, revoked,
                                                and whether a gateway still accepts each
   rotate                                       new signing kid; old kids keep verifying
@@ -107,12 +108,15 @@ async function run(argv: string[]): Promise<void> {
       return;
     }
     case 'revoke': {
-      if (argument === undefined) throw new UsageError('revoke needs the key id (jti); see: npm run keys -- list');
-      revokeKey(dir, argument);
+      if (argument === undefined) throw new UsageError('revoke needs the key id (jti) or the key; see: npm run keys -- list');
+      // A whole key is turned into its id here, and only the id is written or printed after.
+      const jti = argument.includes('.') ? unverifiedKeyIdOf(argument) : argument;
+      if (jti === undefined) throw new UsageError('revoke: that is neither a key id (jti) nor an API key with one; see: npm run keys -- list');
+      revokeKey(dir, jti);
       const file = keyringFiles(dir).revoked;
       if (env.REDIS_URL === undefined) {
         process.stderr.write(
-          `revoked ${argument} in ${file}: refused from the next request by every gateway that reads this file (REVOCATIONS_FILE).\nGateways that share revocations only through Redis need REDIS_URL set here too.\n`,
+          `revoked ${jti} in ${file}: refused from the next request by every gateway that reads this file (REVOCATIONS_FILE).\nGateways that share revocations only through Redis need REDIS_URL set here too.\n`,
         );
         return;
       }
@@ -120,18 +124,18 @@ async function run(argv: string[]): Promise<void> {
       try {
         await waitForRedis(redis);
         const names = redisKeyNames(env.REDIS_PREFIX);
-        await redis.sAdd(names.revoked, argument);
+        await redis.sAdd(names.revoked, jti);
         // Each gateway's copy of the deny-list learns it now, not at its next refresh: a Redis that
         // dies right after this cannot take the revocation along.
-        await redis.publish(names.revokedChannel, argument);
+        await redis.publish(names.revokedChannel, jti);
       } catch (error) {
         throw new KeyringError(
-          `revoked ${argument} in ${file}, but NOT in Redis (${(error as Error).message}): gateways that read only Redis still accept it; run this again once Redis answers`,
+          `revoked ${jti} in ${file}, but NOT in Redis (${(error as Error).message}): gateways that read only Redis still accept it; run this again once Redis answers`,
         );
       } finally {
         await redis.close();
       }
-      process.stderr.write(`revoked ${argument} in ${file} and in Redis: refused from the next request by every gateway\n`);
+      process.stderr.write(`revoked ${jti} in ${file} and in Redis: refused from the next request by every gateway\n`);
       return;
     }
     case 'list': {

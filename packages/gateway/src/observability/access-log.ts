@@ -3,6 +3,23 @@ import { CHANNELS, type FileReloadFailedEvent, type RedisHealthEvent, type Reque
 import { subscribeAll } from './subscribe.js';
 
 /**
+ * A request target for the log: the path, and the query's names with every value replaced by
+ * `REDACTED` (OpenTelemetry's word for it). A client may put a key or a token in a query
+ * (`?api_key=…`); the log keeps which parameters came, never what they said.
+ */
+export function withoutQueryValues(target: string): string {
+  const at = target.indexOf('?');
+  if (at === -1) return target;
+  const query = target.slice(at + 1);
+  if (query === '') return target;
+  const names = query.split('&').map((pair) => {
+    const equals = pair.indexOf('=');
+    return equals === -1 ? pair : `${pair.slice(0, equals)}=REDACTED`;
+  });
+  return `${target.slice(0, at)}?${names.join('&')}`;
+}
+
+/**
  * The gateway's log, as a subscriber: one line per request (request id, trace id, route template,
  * status, outcome, plan, decision, upstream time, key id and account, never the key itself), a
  * warning per failed upstream call, an error per unexpected failure, and what the operator must
@@ -17,7 +34,7 @@ export function subscribeAccessLog(logger: Logger, source: object): () => void {
         requestId: request.id,
         traceId: request.traceId,
         method: request.method,
-        url: request.url,
+        url: withoutQueryValues(request.url),
         route: request.route,
         status,
         outcome: request.outcome,

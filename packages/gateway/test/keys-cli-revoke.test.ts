@@ -1,0 +1,48 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { Redis } from 'ioredis';
+import { redisSkipReason, startRedis, type RedisServer } from '@animal-store/testkit';
+import { redisKeyNames } from '../src/redis/index.js';
+import { keysCli as keys, temporaryDir } from './helpers.js';
+
+// Issue 19, keys never in logs: `keys revoke` takes the key itself where it takes its id, and
+// never prints the key back (terminal scrollback and CI logs keep what a command prints).
+describe('keys revoke <the whole key>', { skip: redisSkipReason() }, () => {
+  let redis: RedisServer;
+  let admin: Redis;
+  let env: Record<string, string>;
+
+  before(async () => {
+    redis = await startRedis();
+    admin = new Redis(redis.url);
+    env = { KEYS_DIR: join(temporaryDir('gw-revoke-key-'), 'keys'), REDIS_URL: redis.url };
+    assert.equal((await keys(env, 'init')).status, 0);
+  });
+  after(async () => {
+    admin?.disconnect();
+    await redis?.close();
+  });
+
+  test('revokes by the key id it carries, in the file and in Redis, and prints neither the key nor a part of it', async () => {
+    const issued = await keys(env, 'issue', '--plan', 'pro', '--sub', 'revoke-by-key');
+    const key = issued.stdout;
+    const { jti } = JSON.parse(Buffer.from(key.split('.')[1] as string, 'base64url').toString()) as { jti: string };
+    const revoked = await keys(env, 'revoke', key);
+    assert.equal(revoked.status, 0, revoked.stderr);
+    const printed = revoked.stdout + revoked.stderr;
+    assert.match(printed, new RegExp(`revoked ${jti} in `));
+    for (const part of [key, ...key.split('.')]) assert.equal(printed.includes(part), false, `the output holds ${part.slice(0, 12)}…`);
+    const file = JSON.parse(readFileSync(join(env.KEYS_DIR as string, 'public', 'revoked.json'), 'utf8')) as { revoked: Record<string, string> };
+    assert.deepEqual(Object.keys(file.revoked), [jti]);
+    assert.equal(await admin.sismember(redisKeyNames('gw').revoked, jti), 1);
+  });
+
+  test('something with dots that is no key: a usage error that does not echo it', async () => {
+    const junk = 'not.a.key-but-secret-looking';
+    const result = await keys(env, 'revoke', junk);
+    assert.equal(result.status, 2);
+    assert.equal((result.stdout + result.stderr).includes(junk), false);
+  });
+});
