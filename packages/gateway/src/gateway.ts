@@ -102,5 +102,5 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps): Server 
         }),
       );
   }
-  return createListener(config, onRequest, { matchRoute, decideAnonymous: rateLimiting === undefined ? undefined : guard.decideAnonymous, docUrl });
+  return createListener(config, onRequest, { matchRoute, decideAnonymous: rateLimiting === undefined ? undefined : guard.decideAnonymous, docUrl, source });
 }

@@ -26,6 +26,9 @@ export type ClientErrorHeaders = (
   socket: Duplex,
 ) => Promise<Record<string, string>>;
 
+/** Called once a parser's answer was written: for the access log and metrics every answer has. */
+export type ClientErrorAnswered = (kind: ClientErrorKind, status: number, error: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Duplex) => void;
+
 /**
  * A `clientError` listener: answers a request Node's parser refused (malformed, headers too large,
  * too slow to arrive) with the Error body `bodyFor` gives, where the socket still takes an answer,
@@ -33,7 +36,11 @@ export type ClientErrorHeaders = (
  * not closed its side `DEFAULT_LINGER.maxMs` after the answer: a client that never reads nor
  * closes must not hold a descriptor of ours for as long as it likes.
  */
-export function createClientErrorHandler(bodyFor: (kind: ClientErrorKind) => ErrorBodyShape, headersFor?: ClientErrorHeaders) {
+export function createClientErrorHandler(
+  bodyFor: (kind: ClientErrorKind) => ErrorBodyShape,
+  headersFor?: ClientErrorHeaders,
+  onAnswered?: ClientErrorAnswered,
+) {
   return function onClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
     if (error.code === 'ECONNRESET' || !socket.writable) {
       socket.destroy();
@@ -54,6 +61,7 @@ export function createClientErrorHandler(bodyFor: (kind: ClientErrorKind) => Err
       const timer = setTimeout(() => socket.destroy(), DEFAULT_LINGER.maxMs);
       timer.unref();
       socket.once('close', () => clearTimeout(timer));
+      onAnswered?.(kind, body.status, error, socket);
     };
     if (headersFor === undefined) return answer({});
     headersFor(kind, error, socket).then(answer, () => answer({}));

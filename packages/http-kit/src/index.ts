@@ -1,4 +1,11 @@
-export { clientErrorKind, createClientErrorHandler, type ClientErrorHeaders, type ClientErrorKind, type ErrorBodyShape } from './client-error.js';
+export {
+  clientErrorKind,
+  createClientErrorHandler,
+  type ClientErrorAnswered,
+  type ClientErrorHeaders,
+  type ClientErrorKind,
+  type ErrorBodyShape,
+} from './client-error.js';
 export { drain } from './drain.js';
 export { exitWithProblems, serve, type ServeLogger, type ServeOptions } from './serve.js';
 export { BodyAborted, BodyOverLimit, bodyUnread, collectBody, DEFAULT_LINGER, lingerAfterAnswer, type LingerLimits } from './early-answer.js';

@@ -142,10 +142,10 @@ export function createRedisRevocations(redis: RedisClient, options: RedisRevocat
       () => void learning.delete(learnt),
     );
   };
-  // The client connects in the background: the first copy is read as soon as it can be, and
-  // again after each reconnection (the list may have changed while Redis was away).
+  // The client connects in the background: the first copy is read as soon as it is connected, and
+  // again after each reconnection (the list may have changed while Redis was away). Not before:
+  // a read while it is still connecting fails, and would report a healthy Redis as not answering.
   redis.onReady(() => void refresh());
-  void refresh();
   const timer = setInterval(refresh, options.snapshotEveryMs ?? 5000);
   timer.unref();
   const ask = createBatch<string, boolean>({

@@ -7,6 +7,8 @@ import { createClientErrorHandler, type ClientErrorKind } from '@animal-store/ht
 import type { GatewayConfig } from '../config/index.js';
 import { deprecationHeaders } from '../deprecation/index.js';
 import { errorBody } from '../errors.js';
+import { publishRequestEnd, publishRequestStart, UNMATCHED_ROUTE, type RequestRecord } from '../events/index.js';
+import { requestIdOf } from '../http/request-id.js';
 import { rateLimitHeaders, type RateDecision } from '../ratelimit/index.js';
 import type { RouteMatch } from '../routing/index.js';
 
@@ -23,6 +25,8 @@ export function createListener(
     /** The key guard's anonymous decision (it remembers refusals); absent with RATE_LIMITS=off. */
     readonly decideAnonymous: ((ip: string) => Promise<RateDecision>) | undefined;
     readonly docUrl: string;
+    /** Names this gateway in the events of the parser's answers, as in every other request's. */
+    readonly source: object;
   },
 ): Server | TlsServer {
   const options: ServerOptions = {
@@ -40,6 +44,9 @@ export function createListener(
    * large is still charged to its address's anonymous limit and shown its state, and told of its
    * operation's deprecation when the request line says which one it was.
    */
+  /** What the parser's answer was charged, by socket: its access line shows it. */
+  const charged = new WeakMap<Duplex, RateDecision>();
+
   async function parserAnswerHeaders(
     kind: ClientErrorKind,
     error: NodeJS.ErrnoException & { rawPacket?: Buffer },
@@ -47,23 +54,49 @@ export function createListener(
   ): Promise<Record<string, string>> {
     const headers: Record<string, string> = {};
     if (kind !== 'headers_too_large') return headers;
-    const line = /^([A-Z]+) (\/[^ ?]*)/.exec(error.rawPacket?.toString('latin1', 0, 2048) ?? '');
+    const line = REQUEST_LINE.exec(error.rawPacket?.toString('latin1', 0, 2048) ?? '');
     const match = line === null ? undefined : parts.matchRoute(line[1] as string, line[2] as string);
     if (match?.kind === 'operation' && match.operation.deprecation !== undefined)
       Object.assign(headers, deprecationHeaders(match.operation.deprecation, parts.docUrl));
     const ip = (socket as Socket).remoteAddress;
     if (parts.decideAnonymous !== undefined && ip !== undefined) {
       try {
-        Object.assign(headers, rateLimitHeaders(await parts.decideAnonymous(ip)));
+        const decision = await parts.decideAnonymous(ip);
+        charged.set(socket, decision);
+        Object.assign(headers, rateLimitHeaders(decision));
       } catch {
         // The limiter is unavailable: the 431 goes out without its state rather than not at all.
       }
     }
     return headers;
   }
-  server.on('clientError', createClientErrorHandler(errorBody, parserAnswerHeaders));
+  /**
+   * A parser's answer ends like every other request: a request-start and a request-end event, so
+   * it has its access-log line and its place in the metrics. Its method and target are the
+   * request line's when the parser got that far (`-` otherwise), its route `unmatched`.
+   */
+  function parserAnswered(kind: ClientErrorKind, status: number, error: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Duplex): void {
+    const line = REQUEST_LINE.exec(error.rawPacket?.toString('latin1', 0, 2048) ?? '');
+    const decision = charged.get(socket);
+    const request: RequestRecord = {
+      source: parts.source,
+      id: requestIdOf(undefined),
+      method: line?.[1] ?? '-',
+      url: line === null ? '-' : `${line[2] as string}${line[3] ?? ''}`,
+      startedAt: performance.now(),
+      route: UNMATCHED_ROUTE,
+      outcome: kind,
+      ...(decision === undefined ? {} : { plan: 'anonymous', decision: decision.banned ? 'banned' : decision.allowed ? 'allowed' : 'limited' }),
+    };
+    publishRequestStart({ request, headers: {} });
+    publishRequestEnd({ request, status, durationMs: performance.now() - request.startedAt });
+  }
+  server.on('clientError', createClientErrorHandler(errorBody, parserAnswerHeaders, parserAnswered));
   return server;
 }
+
+/** A request line as far as the parser's raw packet holds it: method, path, query. */
+const REQUEST_LINE = /^([A-Z]+) (\/[^ ?]*)(\?[^ ]*)?/;
 
 /** The PEM certificate chain and key of the gateway's own listener, named by their settings when unreadable. */
 function readTlsFiles(tls: NonNullable<GatewayConfig['tls']>): { cert: Buffer; key: Buffer } {

@@ -5,9 +5,15 @@ import type { RedisClient } from './redis-client.js';
  * `client` with each command published (`redis command`: its duration, whether it answered) and
  * each change of health (`redis health`: degraded at the first failure after answers, recovered
  * at the first answer after failures). The parts that use Redis stay unaware of who listens.
+ *
+ * A client connects in the background, and what is asked of it meanwhile fails at once. Those
+ * failures are not an outage: until the first answer, a failure within `startGraceMs` of the
+ * client's creation changes no health, so a normal start logs no "Redis does not answer" (and no
+ * "answers again" after it). A Redis still unreachable past the grace is reported as usual.
  */
-export function observeRedis(client: RedisClient): RedisClient {
+export function observeRedis(client: RedisClient, startGraceMs = 2000): RedisClient {
   let up: boolean | undefined;
+  const createdAt = performance.now();
   function observed<A extends unknown[], R>(command: string, call: (...args: A) => Promise<R>): (...args: A) => Promise<R> {
     return (...args) => {
       const startedAt = performance.now();
@@ -22,7 +28,8 @@ export function observeRedis(client: RedisClient): RedisClient {
         },
         (error: unknown) => {
           publishRedisCommand({ command, durationMs: performance.now() - startedAt, ok: false });
-          if (up !== false) {
+          const starting = up === undefined && startedAt - createdAt < startGraceMs;
+          if (up !== false && !starting) {
             up = false;
             publishRedisHealth({ up: false, error });
           }
