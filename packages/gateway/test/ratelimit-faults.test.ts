@@ -53,15 +53,15 @@ describe('rate limits when Redis fails', { skip: redisSkipReason() }, () => {
     await redis?.close();
   });
 
-  /** A gateway on this Redis; `budgetMs` is the command budget (tests not about it get room under load). */
-  async function gatewayWith(policy: string, budgetMs = '50'): Promise<RunningGateway> {
+  /** A gateway on this Redis; `budgetMs` is the command deadline (`default`: the setting left unset). */
+  async function gatewayWith(policy: string, budgetMs: string | 'default' = '50'): Promise<RunningGateway> {
     const gateway = await startGateway({
       UPSTREAM_URL: upstream.url,
       OPENAPI_FILE: writeDocument(PROXY_TEST_PATHS),
       JWKS_FILE: keyring.files.jwks,
       PLANS_FILE: PLANS,
       REDIS_URL: redis.url,
-      REDIS_COMMAND_TIMEOUT_MS: budgetMs,
+      ...(budgetMs === 'default' ? {} : { REDIS_COMMAND_TIMEOUT_MS: budgetMs }),
       RATE_LIMIT_ON_REDIS_FAILURE: policy,
       RATE_LIMIT_LOCAL_SHARE: '0.5',
     });
@@ -141,6 +141,37 @@ describe('rate limits when Redis fails', { skip: redisSkipReason() }, () => {
     await new Promise((resolve) => setTimeout(resolve, 3100)); // the held calls run once the pause ends
     const asked = (await scriptCalls()) - before;
     assert.ok(asked <= 12, `Redis was asked ${asked} times for 60 requests during the stall`);
+    await untilLimitIs(gateway.url, token, '300');
+  });
+
+  // Issue 19: a late reply is not an outage; an unreachable Redis is.
+  test('closed, default deadline: Redis slow by 300 ms (paused) is waited for, and no request gets a 503', async () => {
+    const gateway = await gatewayWith('closed', 'default');
+    const { token } = await keyring.issue({ plan: 'pro', sub: 'slow-not-down' });
+    await untilLimitIs(gateway.url, token, '300');
+    await admin.call('CLIENT', 'PAUSE', '300', 'WRITE');
+    const answers = await Promise.all(Array.from({ length: 20 }, () => timed(gateway.url, token)));
+    assert.deepEqual(
+      answers.map(({ res }) => res.status),
+      Array.from({ length: 20 }, () => 200),
+    );
+    for (const { res } of answers) assert.equal(res.headers.get('x-ratelimit-limit'), '300', "Redis's decision, not a fallback");
+  });
+
+  test('Redis unreachable (killed): the policy answers at once, without waiting out the deadline', async () => {
+    const gateway = await gatewayWith('closed', '5000');
+    const { token } = await keyring.issue({ plan: 'pro', sub: 'unreachable' });
+    await untilLimitIs(gateway.url, token, '300');
+    await redis.stop('SIGKILL');
+    try {
+      for (let i = 0; i < 5; i++) {
+        const { res, ms } = await timed(gateway.url, token);
+        assert.equal(res.status, 503);
+        assert.ok(ms < 2500, `waited ${ms} ms for a Redis that is not there (deadline 5000 ms)`);
+      }
+    } finally {
+      await redis.restart();
+    }
     await untilLimitIs(gateway.url, token, '300');
   });
 
