@@ -5,6 +5,7 @@ import { freePort, temporaryDir, TEST_ENV, type RedisServer } from '@animal-stor
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { Writable } from 'node:stream';
 import { pino, type Logger } from 'pino';
 import { loadConfig, type GatewayConfig } from '../src/config/index.js';
 import { buildGateway } from '../src/build-gateway.js';
@@ -290,4 +291,16 @@ export function revokeThenKill(
       resolve({ status, killedAfterMs, stderr });
     });
   });
+}
+
+/** A pino logger at `level` whose lines are kept in memory: `text()` is everything written so far. */
+export function capturedLog(level = 'info'): { readonly logger: Logger; text(): string } {
+  let text = '';
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      text += chunk.toString('utf8');
+      done();
+    },
+  });
+  return { logger: pino({ level }, sink), text: () => text };
 }

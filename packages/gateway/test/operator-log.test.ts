@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
-import { Writable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
-import { pino } from 'pino';
 import { redisSkipReason, startRedis, type RedisServer } from '@animal-store/testkit';
 import { createTestKeyring } from './keys-fixture.js';
 import {
+  capturedLog,
   PROXY_TEST_PATHS,
   rawExchange,
   startGateway,
@@ -29,9 +28,10 @@ describe('what the operator sees', { skip: redisSkipReason() }, () => {
   let upstream: RecordingUpstream;
   let keyring: Awaited<ReturnType<typeof createTestKeyring>>;
   let gateway: RunningGateway;
-  let output = '';
+  const log = capturedLog();
   const lines = () =>
-    output
+    log
+      .text()
       .split('\n')
       .filter((line) => line !== '')
       .map((line) => JSON.parse(line) as Line);
@@ -40,12 +40,6 @@ describe('what the operator sees', { skip: redisSkipReason() }, () => {
     redis = await startRedis();
     upstream = await startRecordingUpstream();
     keyring = await createTestKeyring();
-    const sink = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        output += chunk.toString('utf8');
-        done();
-      },
-    });
     gateway = await startGateway(
       {
         UPSTREAM_URL: upstream.url,
@@ -58,7 +52,7 @@ describe('what the operator sees', { skip: redisSkipReason() }, () => {
       },
       undefined,
       undefined,
-      { logger: pino({ level: 'info' }, sink) },
+      { logger: log.logger },
     );
     await waitUntilReady(gateway.url);
   });
@@ -106,7 +100,7 @@ describe('what the operator sees', { skip: redisSkipReason() }, () => {
     assert.equal(bigLine.url, '/v1/echo?api_key=REDACTED');
     assert.equal(bigLine.plan, 'anonymous', 'a 431 is charged to its address');
     assert.equal(bigLine.decision, 'allowed');
-    assert.equal(output.includes('secret'), false);
+    assert.equal(log.text().includes('secret'), false);
 
     const metrics = await (await fetch(gateway.metricsUrl as string)).text();
     assert.match(metrics, /http_server_request_duration_seconds_count\{[^}]*http_response_status_code="400",outcome="bad_request"\} 1\b/);
@@ -121,13 +115,7 @@ describe('what the operator sees', { skip: redisSkipReason() }, () => {
 test('a Redis that is really unreachable is still reported, once the start grace is over', { skip: redisSkipReason() }, async () => {
   const { freePort } = await import('@animal-store/testkit');
   const upstream = await startRecordingUpstream();
-  let output = '';
-  const sink = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      output += chunk.toString('utf8');
-      done();
-    },
-  });
+  const log = capturedLog();
   const gateway = await startGateway(
     {
       UPSTREAM_URL: upstream.url,
@@ -138,14 +126,14 @@ test('a Redis that is really unreachable is still reported, once the start grace
     },
     undefined,
     undefined,
-    { logger: pino({ level: 'info' }, sink), waitForRedis: false },
+    { logger: log.logger, waitForRedis: false },
   );
   try {
     await new Promise((resolve) => setTimeout(resolve, 2100)); // past the start grace
     const res = await fetch(`${gateway.url}/v1/echo`);
     await res.arrayBuffer();
     assert.equal(res.status, 200, 'the local policy answers');
-    assert.match(output, /"level":40[^\n]*Redis does not answer: the failure policies apply/);
+    assert.match(log.text(), /"level":40[^\n]*Redis does not answer: the failure policies apply/);
   } finally {
     await gateway.close();
     await upstream.close();
