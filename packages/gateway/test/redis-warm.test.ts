@@ -1,0 +1,69 @@
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { after, before, describe, test } from 'node:test';
+import { Redis } from 'ioredis';
+import { redisSkipReason, startRedis, type RedisServer } from '@animal-store/testkit';
+import { RATE_LIMIT_SCRIPT } from '../src/ratelimit/redis-script.js';
+import { createTestKeyring } from './keys-fixture.js';
+import {
+  PROXY_TEST_PATHS,
+  startGateway,
+  startRecordingUpstream,
+  waitUntilReady,
+  writeDocument,
+  type RecordingUpstream,
+  type RunningGateway,
+} from './helpers.js';
+
+// Issue 19, warm before ready: /readyz says ready only once the rate-limit script is loaded on
+// the connection (and run once), so the first burst pays no NOSCRIPT round trip and meets warm
+// connections; again after Redis restarts empty.
+describe('a gateway says ready only with its Redis connection warm', { skip: redisSkipReason() }, () => {
+  const sha = createHash('sha1').update(RATE_LIMIT_SCRIPT).digest('hex');
+  let redis: RedisServer;
+  let admin: Redis;
+  let upstream: RecordingUpstream;
+  let gateway: RunningGateway;
+
+  before(async () => {
+    redis = await startRedis();
+    admin = new Redis(redis.url);
+    admin.on('error', () => {});
+    upstream = await startRecordingUpstream();
+    const keyring = await createTestKeyring();
+    gateway = await startGateway({
+      UPSTREAM_URL: upstream.url,
+      OPENAPI_FILE: writeDocument(PROXY_TEST_PATHS),
+      JWKS_FILE: keyring.files.jwks,
+      REDIS_URL: redis.url,
+      RATE_LIMITS: 'on',
+    });
+  });
+  after(async () => {
+    await gateway?.close();
+    admin?.disconnect();
+    await upstream?.close();
+    await redis?.close();
+  });
+
+  const scriptLoaded = async () => ((await admin.script('EXISTS', sha)) as number[])[0] === 1;
+  // ioredis sends a script's first call on a connection as EVAL (which loads it), then EVALSHA.
+  const scriptRuns = async () => {
+    const stats = await admin.info('commandstats');
+    return ['eval', 'evalsha'].reduce((sum, name) => sum + Number(new RegExp(`cmdstat_${name}:calls=(\\d+)`).exec(stats)?.[1] ?? 0), 0);
+  };
+
+  test('ready before any request: the script is loaded and has run once (Redis clock learnt)', async () => {
+    await waitUntilReady(gateway.url);
+    assert.equal(await scriptLoaded(), true, 'the rate-limit script is loaded before the first request');
+    assert.ok((await scriptRuns()) >= 1, 'the limiter ran it once while warming');
+  });
+
+  test('Redis restarted empty: not ready until the script is loaded again', async () => {
+    await redis.stop('SIGKILL');
+    await redis.restart();
+    await admin.ping().catch(() => {});
+    await waitUntilReady(gateway.url);
+    assert.equal(await scriptLoaded(), true, 'loaded again after the restart, before any request');
+  });
+});
