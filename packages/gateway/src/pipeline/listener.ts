@@ -39,14 +39,14 @@ export function createListener(
   };
   const server = config.tls === undefined ? createServer(options, onRequest) : createTlsServer({ ...options, ...readTlsFiles(config.tls) }, onRequest);
 
+  /** What the parser's answer was charged, by socket: its access line shows it. */
+  const charged = new WeakMap<Duplex, RateDecision>();
+
   /**
    * Headers for an answer Node's parser made (431, 400, 408): a request whose headers were too
    * large is still charged to its address's anonymous limit and shown its state, and told of its
    * operation's deprecation when the request line says which one it was.
    */
-  /** What the parser's answer was charged, by socket: its access line shows it. */
-  const charged = new WeakMap<Duplex, RateDecision>();
-
   async function parserAnswerHeaders(
     kind: ClientErrorKind,
     error: NodeJS.ErrnoException & { rawPacket?: Buffer },
