@@ -27,8 +27,9 @@ export interface RedisClient {
   onReady(listener: () => void): void;
   /**
    * A first round trip on every connection the request path uses (each master of a cluster):
-   * every script defined so far loaded (SCRIPT LOAD), then PING. Resolves once all answered, so
-   * the first requests after it pay neither a NOSCRIPT round trip nor a cold connection.
+   * every script defined so far loaded (SCRIPT LOAD), then PING. Resolves once all answered.
+   * ioredis still sends a script's first call on each connection as EVAL (it loads the script
+   * again as it runs): a caller's own first run of the script takes that one out of the way.
    */
   warm(): Promise<void>;
   /**
@@ -48,7 +49,7 @@ export interface RedisClientOptions {
   /**
    * The hard deadline: longest a command written to Redis is waited for; past it the caller's
    * fallback answers. A reply later than usual is not an outage (a cold start or a busy host
-   * delays a healthy Redis by hundreds of ms), so this is a second or so, not tens of ms.
+   * delays a healthy Redis by hundreds of ms), so this is hundreds of ms, not tens.
    * Measured from the write, and a reply that arrived in time is used even when a busy event loop
    * reads it late (see `command-budget.ts`).
    */
