@@ -10,7 +10,11 @@ export interface CpuHog {
 }
 
 export interface CpuHogOptions {
-  /** Spinning processes; one per core by default, so every core has other work to share. */
+  /**
+   * Spinning processes; six per core by default. With one or two per core the scheduler still
+   * runs Redis and the gateways promptly (the old 50 ms budget held there); six per core delays
+   * them by hundreds of ms, as a build or a parallel test run on the same host does.
+   */
   readonly processes?: number;
   /** Each process ends by itself this long after it started, whatever the test does. */
   readonly maxMs: number;
