@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -23,4 +24,14 @@ test('the package builds to plain ESM JavaScript that Node runs without tsx, typ
   assert.deepEqual(JSON.parse(stdout), { pets: [{ id: 1, name: 'Rex', categoryId: 1 }], error: true });
   const { stdout: types } = await run('ls', [out]);
   assert.match(types, /index\.d\.ts/);
+});
+
+test('the tarball carries the MIT license its package.json names', async () => {
+  const { stdout } = await run('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: packageDir });
+  const [packed] = JSON.parse(stdout) as { files: { path: string }[] }[];
+  assert.ok(
+    packed?.files.some((file) => file.path === 'LICENSE'),
+    'LICENSE is in the tarball',
+  );
+  assert.match(await readFile(join(packageDir, 'LICENSE'), 'utf8'), /^MIT License/);
 });

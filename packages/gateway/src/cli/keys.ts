@@ -2,20 +2,9 @@ import { parseArgs } from 'node:util';
 import { PLANS, unverifiedKeyIdOf, type CustomLimits, type Plan } from '../auth/index.js';
 import { CLI_ENV } from '../config/cli-env.js';
 import { dirname } from 'node:path';
-import {
-  initKeyring,
-  issueKey,
-  keyringFiles,
-  KeyringError,
-  listKeys,
-  parseDuration,
-  retireKey,
-  revokeKey,
-  rotateKey,
-  type IssuedKey,
-  type KeyStopped,
-} from '../keyring/index.js';
+import { initKeyring, issueKey, keyringFiles, KeyringError, listKeys, parseDuration, retireKey, revokeKey, rotateKey } from '../keyring/index.js';
 import { createRedisClient, redisKeyNames } from '../redis/index.js';
+import { keyTable } from './key-table.js';
 
 const USAGE = `usage: npm run keys -- <command> [options]
 
@@ -36,12 +25,6 @@ A gateway reads KEYS_DIR/public/ (JWKS_FILE=.../jwks.json, REVOCATIONS_FILE=.../
 In scripts, use npm's --silent so only the key is captured: KEY=$(npm run --silent keys -- issue ...)`;
 
 class UsageError extends Error {}
-
-const STOPPED: Record<KeyStopped, (key: IssuedKey) => string> = {
-  revoked: () => 'revoked',
-  expired: () => 'expired',
-  retired: (key) => `kid ${key.kid} retired`,
-};
 
 function positiveInt(name: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
@@ -144,23 +127,7 @@ async function run(argv: string[]): Promise<void> {
         process.stdout.write(`${JSON.stringify(keys, null, 2)}\n`);
         return;
       }
-      const rows = keys.map((k) => [
-        k.jti,
-        k.sub,
-        k.plan,
-        k.expiresAt ?? 'never',
-        k.revokedAt === undefined ? 'no' : `yes (${k.revokedAt})`,
-        k.stopped === undefined ? 'yes' : `no: ${STOPPED[k.stopped](k)}`,
-      ]);
-      const table = [['JTI', 'ACCOUNT', 'PLAN', 'EXPIRES', 'REVOKED', 'ACCEPTED'], ...rows];
-      const widths = table[0]?.map((_, i) => Math.max(...table.map((row) => (row[i] as string).length))) ?? [];
-      for (const row of table)
-        process.stdout.write(
-          `${row
-            .map((cell, i) => cell.padEnd(widths[i] as number))
-            .join('  ')
-            .trimEnd()}\n`,
-        );
+      process.stdout.write(keyTable(keys));
       return;
     }
     case 'rotate': {
@@ -191,6 +158,13 @@ async function waitForRedis(redis: ReturnType<typeof createRedisClient>): Promis
     }
   }
 }
+
+// A reader that stops early (`keys list | head`) closes the pipe: the output is no longer wanted,
+// which is no failure. Exit quietly, as Unix tools do, rather than die with an EPIPE stack.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code === 'EPIPE') process.exit(0);
+  throw error;
+});
 
 run(process.argv.slice(2)).catch((error: unknown) => {
   const usage = error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');

@@ -1,11 +1,15 @@
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { Redis } from 'ioredis';
 import { redisSkipReason, startRedis, type RedisServer } from '@animal-store/testkit';
 import { redisKeyNames } from '../src/redis/index.js';
 import { keysCli as keys, temporaryDir } from './helpers.js';
+
+const KEYS_CLI = fileURLToPath(new URL('../src/cli/keys.ts', import.meta.url));
 
 // Issue 19, keys never in logs: `keys revoke` takes the key itself where it takes its id, and
 // never prints the key back (terminal scrollback and CI logs keep what a command prints).
@@ -45,4 +49,22 @@ describe('keys revoke <the whole key>', { skip: redisSkipReason() }, () => {
     assert.equal(result.status, 2);
     assert.equal((result.stdout + result.stderr).includes(junk), false);
   });
+});
+
+// Issue 22: `keys list | head` must not die with an EPIPE stack when the reader stops early.
+test('keys list into a pipe closed before it writes: exit 0, nothing on stderr', { skip: redisSkipReason() }, async () => {
+  const dir = join(temporaryDir('gw-list-pipe-'), 'keys');
+  assert.equal((await keys({ KEYS_DIR: dir }, 'init')).status, 0);
+  for (let i = 0; i < 3; i++) assert.equal((await keys({ KEYS_DIR: dir }, 'issue', '--plan', 'pro', '--sub', `piped-${i}`)).status, 0);
+  const child = spawn(process.execPath, ['--import', 'tsx', KEYS_CLI, 'list'], {
+    env: { PATH: process.env.PATH, KEYS_DIR: dir },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  // The reader goes away before the CLI (a second of tsx start-up) writes a byte, as `head` does.
+  child.stdout.destroy();
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  assert.equal(stderr, '');
+  assert.equal(code, 0);
 });

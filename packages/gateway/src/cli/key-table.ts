@@ -1,0 +1,30 @@
+import type { IssuedKey, KeyStopped, listKeys } from '../keyring/index.js';
+
+const STOPPED: Record<KeyStopped, (key: IssuedKey) => string> = {
+  revoked: () => 'revoked',
+  expired: () => 'expired',
+  retired: (key) => `kid ${key.kid} retired`,
+};
+
+/** `keys list` as a table for a terminal: one line a key, columns padded, the header first. */
+export function keyTable(keys: ReturnType<typeof listKeys>): string {
+  const rows = keys.map((k) => [
+    k.jti,
+    k.sub,
+    k.plan,
+    k.expiresAt ?? 'never',
+    k.revokedAt === undefined ? 'no' : `yes (${k.revokedAt})`,
+    k.stopped === undefined ? 'yes' : `no: ${STOPPED[k.stopped](k)}`,
+  ]);
+  const table = [['JTI', 'ACCOUNT', 'PLAN', 'EXPIRES', 'REVOKED', 'ACCEPTED'], ...rows];
+  const widths = table[0]?.map((_, i) => Math.max(...table.map((row) => (row[i] as string).length))) ?? [];
+  return table
+    .map(
+      (row) =>
+        `${row
+          .map((cell, i) => cell.padEnd(widths[i] as number))
+          .join('  ')
+          .trimEnd()}\n`,
+    )
+    .join('');
+}
