@@ -31,9 +31,9 @@ export const USAGE_POLICY: Policy = minuteAndDay('usage', 60, 2_000);
  */
 export function createRateLimiting(limiter: Limiter, plans: Plans, options: { readonly checksRevocation?: boolean } = {}): RateLimiting {
   const checkRevoked = options.checksRevocation === true;
-  const { warm } = limiter;
+  const warm = limiter.warm?.bind(limiter);
   return {
-    ...(warm === undefined ? {} : { warm: () => warm.call(limiter) }),
+    ...(warm === undefined ? {} : { warm }),
     checksRevocation: checkRevoked,
     forIdentity: (identity) => limiter.check({ subject: identity.subject, keyId: identity.keyId, policy: plans.forIdentity(identity), checkRevoked }),
     peekIdentity: (identity) =>

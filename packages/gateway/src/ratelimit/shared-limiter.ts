@@ -80,8 +80,9 @@ export function createSharedLimiter(options: SharedLimiterOptions): Limiter {
     local.seed(request, used);
   }
 
+  const warm = options.shared.warm?.bind(options.shared);
   return {
-    ...(options.shared.warm === undefined ? {} : { warm: () => (options.shared.warm as () => Promise<void>)() }),
+    ...(warm === undefined ? {} : { warm }),
     async check(request: LimitRequest): Promise<RateDecision> {
       const key = `${request.subject}\u0000${request.keyId ?? ''}`;
       const at = now();

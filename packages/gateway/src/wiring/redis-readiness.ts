@@ -12,20 +12,15 @@ import type { ReadinessCheck } from '../pipeline/steps/service-paths.js';
 export function redisReadiness(redis: RedisClient, warmMore?: () => Promise<void>): ReadinessCheck {
   let warmed = false;
   let warming: Promise<boolean> | undefined;
-  const warm = (): Promise<boolean> => {
-    warming ??= (async () => {
+  // One warm-up at a time: asks while one is under way share its outcome.
+  const warm = (): Promise<boolean> =>
+    (warming ??= (async () => {
       await redis.warm();
       await warmMore?.();
-    })().then(
-      () => (warmed = true),
-      () => false,
-    );
-    const current = warming;
-    void current.then(() => {
-      if (warming === current) warming = undefined;
-    });
-    return current;
-  };
+      return (warmed = true);
+    })()
+      .catch(() => false)
+      .finally(() => (warming = undefined)));
   redis.onReady(() => {
     warmed = false;
     void warm();
