@@ -1,11 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '@animal-store/testkit';
 
-const MAINS = {
-  core: fileURLToPath(new URL('../../packages/core/src/main.ts', import.meta.url)),
-  gateway: fileURLToPath(new URL('../../packages/gateway/src/main.ts', import.meta.url)),
-} as const;
+/** This checkout's root: the services run from here unless told another (`bench:compare`'s worktree). */
+export const REPOSITORY_ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const MAINS = { core: 'packages/core/src/main.ts', gateway: 'packages/gateway/src/main.ts' } as const;
 
 export interface Service {
   readonly name: string;
@@ -18,11 +18,13 @@ export interface Service {
 /**
  * Starts the core or a gateway as its own process on a free loopback port, with `env`, and waits
  * for /healthz. Logs go to /dev/null: a real deployment writes them somewhere, and pino's cost of
- * writing them is part of what is measured.
+ * writing them is part of what is measured. `root` is the checkout whose code runs (this one by
+ * default), with its own `tsx` and dependencies.
  */
-export async function startService(name: string, kind: keyof typeof MAINS, env: Record<string, string>): Promise<Service> {
+export async function startService(name: string, kind: keyof typeof MAINS, env: Record<string, string>, root = REPOSITORY_ROOT): Promise<Service> {
   const port = await freePort();
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', MAINS[kind]], {
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', join(root, MAINS[kind])], {
+    cwd: root,
     env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: String(port), ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
