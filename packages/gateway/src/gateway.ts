@@ -67,7 +67,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps): Server 
     createRouting(matchRoute, config.trustProxy, docUrl),
     createAuthenticationStep(deps.authenticate, rateLimiting, guard, onRedisFailure),
     createUsageStep(rateLimiting, guard, onRedisFailure),
-    createRateLimitStep(guard),
+    ...(rateLimiting === undefined ? [] : [createRateLimitStep(guard)]),
     createSunsetStep(config.enforceSunset, now),
     createBodyStep(config.bodyLimitBytes),
   ];
@@ -77,30 +77,51 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps): Server 
     forwardAuthorization: config.upstream.forwardAuthorization,
   });
 
-  async function run(x: Exchange): Promise<Answer> {
-    for (const step of steps) {
-      const result = step(x);
-      const answer = result instanceof Promise ? await result : result;
-      if (answer !== undefined) return answer;
+  /**
+   * The steps from `from` on, then the forward. Synchronous as long as the steps are: a request
+   * waits on a promise only where a step does (a key check, a limit, a body), not at every step.
+   */
+  function run(x: Exchange, from: number): Answer | Promise<Answer> {
+    for (let i = from; i < steps.length; i++) {
+      const result = (steps[i] as Step)(x);
+      if (result instanceof Promise) return result.then((answer) => answer ?? run(x, i + 1));
+      if (result !== undefined) return result;
     }
     return forward(x);
+  }
+
+  /** Writes the answer (or the failure's), then tells the request's end. */
+  function end(x: Exchange, answer: Answer | undefined, failure?: unknown): void {
+    try {
+      if (answer === undefined) answerFailure(x, failure);
+      else writeAnswer(x, answer);
+    } catch (writeFailure) {
+      answerFailure(x, writeFailure);
+    }
+    publishRequestEnd({
+      request: x.record,
+      status: x.res.statusCode,
+      durationMs: performance.now() - x.record.startedAt,
+      ...(x.failure === undefined ? {} : { error: x.failure }),
+    });
   }
 
   function onRequest(req: IncomingMessage, res: ServerResponse): void {
     requestArrived();
     const x = openExchange(req, res, source);
     publishRequestStart({ request: x.record, headers: req.headers });
-    run(x)
-      .then((answer) => void writeAnswer(x, answer))
-      .catch((failure: unknown) => answerFailure(x, failure))
-      .then(() =>
-        publishRequestEnd({
-          request: x.record,
-          status: res.statusCode,
-          durationMs: performance.now() - x.record.startedAt,
-          ...(x.failure === undefined ? {} : { error: x.failure }),
-        }),
+    let answer: Answer | Promise<Answer>;
+    try {
+      answer = run(x, 0);
+    } catch (failure) {
+      return end(x, undefined, failure);
+    }
+    if (answer instanceof Promise)
+      answer.then(
+        (settled) => end(x, settled),
+        (failure: unknown) => end(x, undefined, failure),
       );
+    else end(x, answer);
   }
   return createListener(config, onRequest, { matchRoute, decideAnonymous: rateLimiting === undefined ? undefined : guard.decideAnonymous, docUrl, source });
 }

@@ -28,18 +28,14 @@ export const DEFAULT_SEND_TIMEOUT_MS = 30_000;
  */
 export function limitSendTime(server: Server, ms: number = DEFAULT_SEND_TIMEOUT_MS): void {
   const answering = new WeakMap<Socket, ServerResponse>();
-  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
-    answering.set(req.socket, res);
-    res.once('finish', () => {
-      if (answering.get(req.socket) === res) answering.delete(req.socket);
-    });
-  });
+  // The socket's latest answer; one whose last byte went (`writableFinished`) is none under way.
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => void answering.set(req.socket, res));
   const half = Math.max(1, Math.round(ms / 2));
   server.setTimeout(half, (socket: Socket) => {
     const res = answering.get(socket);
     // An answer is under way and none of its bytes wait for the client: the client keeps up, the
     // wait is for the service or its upstream (before the headers or within a streamed body).
-    if (res !== undefined && !res.destroyed && socket.writableLength === 0) return void socket.setTimeout(half);
+    if (res !== undefined && !res.writableFinished && !res.destroyed && socket.writableLength === 0) return void socket.setTimeout(half);
     // Our bytes wait and the client took none since the last expiry (Node skips an expiry while
     // the write queue moves), or the connection is idle.
     socket.destroy();

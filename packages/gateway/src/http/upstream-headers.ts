@@ -65,7 +65,8 @@ export function upstreamHeaders(
 ): OutgoingHttpHeaders {
   const connection = connectionTokens(incoming.connection);
   const headers: OutgoingHttpHeaders = {};
-  for (const [name, value] of Object.entries(incoming)) {
+  for (const name in incoming) {
+    const value = incoming[name];
     if (value === undefined || isHopByHop(name, connection) || SET_BY_GATEWAY.has(name) || REROUTING.has(name)) continue;
     // Underscores and dots: CGI, WSGI, Rack and PHP backends read `X_Api_Subject` as `X-Api-Subject`,
     // and some normalise `X-Api.Subject` the same way.
@@ -89,23 +90,32 @@ export function upstreamHeaders(
 }
 
 /**
- * The upstream's response headers as a flat `[name, value, …]` list (repeats kept, e.g.
- * `Set-Cookie`), less hop-by-hop ones, less those the gateway sets (`overridden`), and less any
- * `Access-Control-*`: which browsers may call the API is the gateway's to say (CORS_ORIGINS), so a
- * backend's own `Access-Control-Allow-Origin: *` cannot open what the operator kept closed.
+ * The answer's headers as a flat `[name, value, …]` list: the upstream's (`rawHeaders`, as the
+ * parser gave them, repeats kept, e.g. `Set-Cookie`) less hop-by-hop ones, less any
+ * `Access-Control-*` (which browsers may call the API is the gateway's to say, CORS_ORIGINS, so a
+ * backend's own `Access-Control-Allow-Origin: *` cannot open what the operator kept closed), less
+ * those the gateway sets, then the gateway's own (`gatewayHeaders`, lower-case names).
  */
-export function downstreamHeaders(rawHeaders: readonly string[], overridden: ReadonlySet<string>): string[] {
-  const connection = new Set<string>();
+export function downstreamHeaders(rawHeaders: readonly (string | Buffer)[], gatewayHeaders: Readonly<Record<string, string>>): string[] {
+  const text: string[] = new Array(rawHeaders.length);
+  let connection: ReadonlySet<string> = NONE;
   for (let i = 0; i < rawHeaders.length; i += 2) {
-    if ((rawHeaders[i] as string).toLowerCase() === 'connection') {
-      for (const token of connectionTokens(rawHeaders[i + 1])) connection.add(token);
-    }
+    const name = latin1(rawHeaders[i] as string | Buffer);
+    const value = latin1(rawHeaders[i + 1] as string | Buffer);
+    text[i] = name;
+    text[i + 1] = value;
+    if (name.length === 10 && name.toLowerCase() === 'connection') connection = union(connection, connectionTokens(value));
   }
   const kept: string[] = [];
-  for (let i = 0; i < rawHeaders.length; i += 2) {
-    const name = (rawHeaders[i] as string).toLowerCase();
-    if (isHopByHop(name, connection) || overridden.has(name) || name.startsWith('access-control-')) continue;
-    kept.push(rawHeaders[i] as string, rawHeaders[i + 1] as string);
+  for (let i = 0; i < text.length; i += 2) {
+    const name = (text[i] as string).toLowerCase();
+    if (isHopByHop(name, connection) || Object.hasOwn(gatewayHeaders, name) || name.startsWith('access-control-')) continue;
+    kept.push(text[i] as string, text[i + 1] as string);
   }
+  for (const name in gatewayHeaders) kept.push(name, gatewayHeaders[name] as string);
   return kept;
 }
+
+const latin1 = (part: string | Buffer): string => (typeof part === 'string' ? part : part.toString('latin1'));
+
+const union = (a: ReadonlySet<string>, b: ReadonlySet<string>): ReadonlySet<string> => (a.size === 0 ? b : new Set([...a, ...b]));

@@ -83,8 +83,7 @@ export function createHttpProxyUpstream(options: UpstreamOptions): Upstream {
       return;
     }
     const { responseHeaders } = exchange.request;
-    const headers = downstreamHeaders(proxyRes.rawHeaders, new Set(Object.keys(responseHeaders)));
-    for (const [name, value] of Object.entries(responseHeaders)) headers.push(name, value);
+    const headers = downstreamHeaders(proxyRes.rawHeaders, responseHeaders);
     try {
       res.writeHead(status, headers);
     } catch (error) {

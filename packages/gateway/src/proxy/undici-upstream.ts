@@ -50,90 +50,10 @@ export function createUndiciUpstream(options: UpstreamOptions): Upstream {
 
   return {
     forward(request) {
-      const { res } = request;
       // The client may have left while the pipeline awaited auth or limits: send nothing upstream.
       if (clientIsGone(request)) return Promise.resolve({ kind: 'client_gone' });
       return new Promise<ForwardOutcome>((settle) => {
-        let controller: Dispatcher.DispatchController | undefined;
-        let settled = false;
-        let started = false;
-        const finish = (outcome: ForwardOutcome) => {
-          clearTimeout(timer);
-          if (settled) return;
-          settled = true;
-          settle(outcome);
-        };
-        // undici's own timeouts start once the request is on a socket; this one starts now, so a
-        // request queued behind busy connections (UPSTREAM_MAX_SOCKETS) is a 504 in time too.
-        const timer = setTimeout(() => {
-          const error = new UpstreamTimeoutError(options.timeoutMs);
-          finish({ kind: 'failed', code: 'upstream_timeout', cause: error });
-          controller?.abort(error);
-        }, options.timeoutMs);
-        const resume = () => controller?.resume();
-        res.once('close', () => {
-          // The client went away before the answer was complete: stop the upstream work too.
-          if (!res.writableFinished) controller?.abort(new ClientGoneError());
-          finish({ kind: 'client_gone' });
-        });
-
-        const handler: Dispatcher.DispatchHandler = {
-          onRequestStart(ctrl) {
-            controller = ctrl;
-            // Answered already (timed out while queued) or nobody to answer: send nothing.
-            if (settled || res.destroyed) ctrl.abort(settled ? new UpstreamTimeoutError(options.timeoutMs) : new ClientGoneError());
-          },
-          onResponseStart(ctrl, status) {
-            if (status >= 100 && status < 200) return; // interim answers (103, say): not passed on
-            if (settled) {
-              ctrl.abort(new UpstreamTimeoutError(options.timeoutMs)); // the gateway answered 504 already
-              return;
-            }
-            if (status < 100 || status > 599) {
-              const error = new BadUpstreamStatusError(status);
-              ctrl.abort(error);
-              finish({ kind: 'failed', code: 'bad_gateway', cause: error });
-              return;
-            }
-            if (res.destroyed) {
-              ctrl.abort(new ClientGoneError());
-              return;
-            }
-            const raw = (ctrl.rawHeaders ?? []) as (Buffer | string)[];
-            const names = Object.keys(request.responseHeaders);
-            const headers = downstreamHeaders(
-              raw.map((part) => part.toString('latin1')),
-              new Set(names),
-            );
-            for (const name of names) headers.push(name, request.responseHeaders[name] as string);
-            try {
-              res.writeHead(status, headers);
-            } catch (error) {
-              ctrl.abort(error as Error);
-              finish({ kind: 'failed', code: 'bad_gateway', cause: error });
-              return;
-            }
-            started = true;
-            finish({ kind: 'proxied', status });
-          },
-          onResponseData(ctrl, chunk) {
-            if (res.write(chunk)) return;
-            ctrl.pause();
-            res.once('drain', resume);
-          },
-          onResponseEnd() {
-            res.end();
-          },
-          onResponseError(_ctrl, error) {
-            if (started) {
-              res.destroy(); // the answer is cut: the client must not take it for a whole one
-              return;
-            }
-            if (error instanceof ClientGoneError) return finish({ kind: 'client_gone' });
-            const code = TIMEOUT_CODES.has((error as { code?: string }).code ?? '') ? 'upstream_timeout' : 'bad_gateway';
-            finish({ kind: 'failed', code, cause: error });
-          },
-        };
+        const handler = new UpstreamExchange(request, options.timeoutMs, settle);
         try {
           pool.dispatch(
             {
@@ -145,7 +65,7 @@ export function createUndiciUpstream(options: UpstreamOptions): Upstream {
             handler,
           );
         } catch (error) {
-          finish({ kind: 'failed', code: 'bad_gateway', cause: error });
+          handler.finish({ kind: 'failed', code: 'bad_gateway', cause: error });
         }
       });
     },
@@ -171,4 +91,101 @@ export function createUndiciUpstream(options: UpstreamOptions): Upstream {
       pool.destroy().catch(() => {});
     },
   };
+}
+
+/**
+ * One request's exchange with the upstream, as undici's handler: one object per request, its
+ * methods shared (no closures made per request but the client-gone listener).
+ */
+class UpstreamExchange implements Dispatcher.DispatchHandler {
+  #controller: Dispatcher.DispatchController | undefined;
+  #settled = false;
+  #started = false;
+  readonly #timer: NodeJS.Timeout;
+
+  constructor(
+    private readonly request: ForwardRequest,
+    private readonly timeoutMs: number,
+    private readonly settle: (outcome: ForwardOutcome) => void,
+  ) {
+    // undici's own timeouts start once the request is on a socket; this one starts now, so a
+    // request queued behind busy connections (UPSTREAM_MAX_SOCKETS) is a 504 in time too.
+    this.#timer = setTimeout(timedOut, timeoutMs, this);
+    request.res.once('close', () => {
+      // The client went away before the answer was complete: stop the upstream work too.
+      if (!request.res.writableFinished) this.#controller?.abort(new ClientGoneError());
+      this.finish({ kind: 'client_gone' });
+    });
+  }
+
+  finish(outcome: ForwardOutcome): void {
+    clearTimeout(this.#timer);
+    if (this.#settled) return;
+    this.#settled = true;
+    this.settle(outcome);
+  }
+
+  timedOut(): void {
+    const error = new UpstreamTimeoutError(this.timeoutMs);
+    this.finish({ kind: 'failed', code: 'upstream_timeout', cause: error });
+    this.#controller?.abort(error);
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.#controller = controller;
+    // Answered already (timed out while queued) or nobody to answer: send nothing.
+    if (this.#settled || this.request.res.destroyed) controller.abort(this.#settled ? new UpstreamTimeoutError(this.timeoutMs) : new ClientGoneError());
+  }
+
+  onResponseStart(controller: Dispatcher.DispatchController, status: number): void {
+    if (status >= 100 && status < 200) return; // interim answers (103, say): not passed on
+    if (this.#settled) {
+      controller.abort(new UpstreamTimeoutError(this.timeoutMs)); // the gateway answered 504 already
+      return;
+    }
+    if (status < 100 || status > 599) {
+      const error = new BadUpstreamStatusError(status);
+      controller.abort(error);
+      this.finish({ kind: 'failed', code: 'bad_gateway', cause: error });
+      return;
+    }
+    const { res } = this.request;
+    if (res.destroyed) {
+      controller.abort(new ClientGoneError());
+      return;
+    }
+    try {
+      res.writeHead(status, downstreamHeaders((controller.rawHeaders ?? []) as (Buffer | string)[], this.request.responseHeaders));
+    } catch (error) {
+      controller.abort(error as Error);
+      this.finish({ kind: 'failed', code: 'bad_gateway', cause: error });
+      return;
+    }
+    this.#started = true;
+    this.finish({ kind: 'proxied', status });
+  }
+
+  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    if (this.request.res.write(chunk)) return;
+    controller.pause();
+    this.request.res.once('drain', () => controller.resume());
+  }
+
+  onResponseEnd(): void {
+    this.request.res.end();
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
+    if (this.#started) {
+      this.request.res.destroy(); // the answer is cut: the client must not take it for a whole one
+      return;
+    }
+    if (error instanceof ClientGoneError) return this.finish({ kind: 'client_gone' });
+    const code = TIMEOUT_CODES.has((error as { code?: string }).code ?? '') ? 'upstream_timeout' : 'bad_gateway';
+    this.finish({ kind: 'failed', code, cause: error });
+  }
+}
+
+function timedOut(exchange: UpstreamExchange): void {
+  exchange.timedOut();
 }

@@ -1,7 +1,7 @@
 import type { Authenticate, AuthOutcome } from '../../auth/index.js';
 import type { AuthOutcomeEvent } from '../../events/index.js';
 import type { FailurePolicy, RateDecision, RateLimiting } from '../../ratelimit/index.js';
-import { refuse } from '../answer.js';
+import { refuse, type Answer } from '../answer.js';
 import type { Exchange, Step } from '../exchange.js';
 import { applyLimit } from '../limit-decision.js';
 import { pendingAuth, settleAuth, type KeyGuard } from './key-guard.js';
@@ -18,9 +18,17 @@ export function createAuthenticationStep(
   guard: KeyGuard,
   onRedisFailure: FailurePolicy | 'off',
 ): Step {
-  return async function authentication(x) {
-    if (x.operation === undefined) return (await guard.chargeAnonymous(x)) ?? x.miss;
+  async function missed(x: Exchange): Promise<Answer | undefined> {
+    return (await guard.chargeAnonymous(x)) ?? x.miss;
+  }
+  // Synchronous where there is nothing to wait for: no key to check, no limit to charge.
+  return function authentication(x) {
+    if (x.operation === undefined) return rateLimiting === undefined ? x.miss : missed(x);
     if (authenticate === undefined || !x.operation.requiresAuth) return undefined;
+    return check(x, authenticate);
+  };
+
+  async function check(x: Exchange, authenticate: Authenticate): Promise<Answer | undefined> {
     const ip = (x.client as NonNullable<Exchange['client']>).ip;
     let refusal: RateDecision | undefined;
     const mayVerify = rateLimiting === undefined ? undefined : () => (refusal = guard.refusalOf(ip)) === undefined;
@@ -54,7 +62,7 @@ export function createAuthenticationStep(
     x.record.keyId = auth.identity.keyId;
     x.record.subject = auth.identity.subject;
     return undefined;
-  };
+  }
 }
 
 function outcomeOf(auth: AuthOutcome): AuthOutcomeEvent['outcome'] {

@@ -35,20 +35,22 @@ export function createForwardStep(upstream: Upstream, settings: ForwardSettings)
     const startedAt = performance.now();
     const outcome = await upstream.forward({ req: x.req, res: x.res, path, headers, body: x.body, responseHeaders: x.headers });
     const durationMs = performance.now() - startedAt;
-    x.record.upstreamMs = Math.round(durationMs * 100) / 100;
-    const call = { request: x.record, serverAddress, serverPort, startedAt, durationMs };
+    const request = x.record;
+    request.upstreamMs = Math.round(durationMs * 100) / 100;
     if (outcome.kind === 'proxied') {
-      publishUpstreamCall({ ...call, status: outcome.status });
+      publishUpstreamCall({ request, serverAddress, serverPort, startedAt, durationMs, status: outcome.status });
       return { kind: 'proxied', status: outcome.status };
     }
     if (outcome.kind === 'client_gone') {
-      publishUpstreamCall({ ...call, errorType: 'client_gone' });
-      return { kind: 'client_gone' };
+      publishUpstreamCall({ request, serverAddress, serverPort, startedAt, durationMs, errorType: 'client_gone' });
+      return CLIENT_GONE;
     }
-    publishUpstreamCall({ ...call, errorType: outcome.code, cause: outcome.cause });
+    publishUpstreamCall({ request, serverAddress, serverPort, startedAt, durationMs, errorType: outcome.code, cause: outcome.cause });
     return refuse(outcome.code);
   };
 }
+
+const CLIENT_GONE: Answer = { kind: 'client_gone' };
 
 /** `url` with the public base path `from` replaced by the backend's `to` (`/` for none). */
 export function rebase(url: string, from: string, to: string): string {

@@ -1,7 +1,7 @@
 import { RevocationsUnavailableError } from '../../auth/index.js';
 import { rateLimitHeaders, RateLimitUnavailableError, type FailurePolicy, type RateDecision, type RateLimiting } from '../../ratelimit/index.js';
 import { usageBody } from '../../usage/index.js';
-import { refuse } from '../answer.js';
+import { refuse, type Answer } from '../answer.js';
 import type { Step } from '../exchange.js';
 import { applyLimit } from '../limit-decision.js';
 import { pendingAuth, settleAuth, type KeyGuard } from './key-guard.js';
@@ -19,8 +19,11 @@ function settleVerification(x: Parameters<Step>[0], revoked: boolean): void {
 }
 
 export function createUsageStep(rateLimiting: RateLimiting | undefined, guard: KeyGuard, onRedisFailure: FailurePolicy | 'off'): Step {
-  return async function usage(x) {
-    if (x.operation?.answeredBy !== 'gateway') return undefined;
+  return function usage(x) {
+    return x.operation?.answeredBy === 'gateway' ? answer(x) : undefined;
+  };
+
+  async function answer(x: Parameters<Step>[0]): Promise<Answer> {
     const identity = x.identity;
     if (identity === undefined) return refuse('not_found', 'GET /v1/usage reports on an API key, and this gateway checks none (AUTH=off).');
     if (rateLimiting === undefined) return { kind: 'json', status: 200, body: usageBody(identity, undefined), outcome: 'usage' };
@@ -46,5 +49,5 @@ export function createUsageStep(rateLimiting: RateLimiting | undefined, guard: K
     const { 'retry-after': _notARefusal, ...headers } = rateLimitHeaders(peek);
     Object.assign(x.headers, headers);
     return { kind: 'json', status: 200, body: usageBody(identity, peek), outcome: 'usage' };
-  };
+  }
 }
