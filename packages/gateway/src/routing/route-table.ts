@@ -35,8 +35,22 @@ export function createRouteTable(operations: readonly Operation[]): (method: str
     })
     .sort((a, b) => literalCount(b.segments) - literalCount(a.segments));
 
+  // Paths without parameters, answered from a map: no template can beat an exact one (it has the
+  // most literal segments a path of its length can have). Their matches are made once.
+  const exact = new Map<string, { readonly byMethod: ReadonlyMap<string, RouteMatch>; readonly otherwise: RouteMatch }>();
+  for (const entry of entries) {
+    const path = `/${entry.segments.join('/')}`;
+    if (entry.segments.includes(null) || exact.has(path) || !isCanonicalPath(path)) continue;
+    const byMethod = new Map(
+      [...entry.byMethod].map(([method, operation]) => [method, Object.freeze({ kind: 'operation', operation, params: [], allow: entry.allow } as const)]),
+    );
+    exact.set(path, { byMethod, otherwise: Object.freeze({ kind: 'method_not_allowed', allow: entry.allow }) });
+  }
+
   return function matchRoute(method, path) {
-    if (!isCanonicalPath(path)) return { kind: 'not_found' };
+    const known = exact.get(path);
+    if (known !== undefined) return known.byMethod.get(method) ?? known.otherwise;
+    if (!isCanonicalPath(path)) return NOT_FOUND;
     const parts = path.split('/').slice(1);
     for (const entry of entries) {
       const params = matchSegments(entry.segments, parts);
@@ -45,9 +59,11 @@ export function createRouteTable(operations: readonly Operation[]): (method: str
       if (operation === undefined) return { kind: 'method_not_allowed', allow: entry.allow };
       return { kind: 'operation', operation, params, allow: entry.allow };
     }
-    return { kind: 'not_found' };
+    return NOT_FOUND;
   };
 }
+
+const NOT_FOUND: RouteMatch = Object.freeze({ kind: 'not_found' });
 
 function literalCount(segments: readonly (string | null)[]): number {
   return segments.filter((segment) => segment !== null).length;
