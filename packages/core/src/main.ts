@@ -1,4 +1,4 @@
-import { exitWithProblems, serve } from '@animal-store/http-kit';
+import { bufferedStdout, exitWithProblems, serve } from '@animal-store/http-kit';
 import { pino } from 'pino';
 import { loadConfigFromEnv } from './config.js';
 import { createCoreServer } from './server.js';
@@ -8,7 +8,7 @@ import { createStore } from './store/index.js';
 const result = loadConfigFromEnv();
 if (!result.ok) exitWithProblems('core', result.problems);
 const { config } = result;
-const logger = pino({ name: 'core', level: config.logLevel });
+const logger = pino({ name: 'core', level: config.logLevel }, bufferedStdout());
 const store = createStore(config);
 const server = createCoreServer(config, { store, logger });
 

@@ -1,4 +1,4 @@
-import { exitWithProblems, serve } from '@animal-store/http-kit';
+import { bufferedStdout, exitWithProblems, serve } from '@animal-store/http-kit';
 import { pino } from 'pino';
 import { buildGateway, type BuiltGateway } from './build-gateway.js';
 import { loadConfigFromEnv } from './config/index.js';
@@ -7,7 +7,7 @@ import { loadConfigFromEnv } from './config/index.js';
 const result = loadConfigFromEnv();
 if (!result.ok) exitWithProblems('gateway', result.problems);
 const { config } = result;
-const logger = pino({ name: 'gateway', level: config.logLevel });
+const logger = pino({ name: 'gateway', level: config.logLevel }, bufferedStdout());
 let gateway: BuiltGateway;
 try {
   gateway = buildGateway(config, { logger });
