@@ -99,11 +99,6 @@ const channels = {
   fileReloadFailed: channel(CHANNELS.fileReloadFailed),
 };
 
-/** True when someone listens to `name`: a part may skip building an event nobody reads. */
-export function listened(name: keyof typeof channels): boolean {
-  return channels[name].hasSubscribers;
-}
-
 function publisher<T>(name: keyof typeof channels): (event: T) => void {
   const target = channels[name];
   return (event) => {

@@ -1,9 +1,6 @@
-import type { ServerResponse } from 'node:http';
 import type { ErrorCode } from '../errors.js';
-import { sendError, sendJson } from '../http/reply.js';
-import type { Exchange } from './exchange.js';
 
-/** What a step answers with. Everything but `proxied` and `client_gone` is written by `writeAnswer`. */
+/** What a step answers with. Everything but `proxied` and `client_gone` is written by `writeAnswer` (`writer.ts`). */
 export type Answer =
   /** The Error body of `code`, with the exchange's headers and these. */
   | {
@@ -34,62 +31,4 @@ export type Outcome = ErrorCode | 'health' | 'docs' | 'usage' | 'preflight' | 'p
 /** The shorthand for the most common answer. */
 export function refuse(code: ErrorCode, message?: string, headers?: Readonly<Record<string, string>>): Answer {
   return { kind: 'error', code, ...(message === undefined ? {} : { message }), ...(headers === undefined ? {} : { headers }) };
-}
-
-/**
- * The one place that writes the gateway's own answers, always with the exchange's headers (request
- * id, rate-limit state, deprecation, CORS). Returns the outcome, and records it.
- */
-export function writeAnswer(x: Exchange, answer: Answer): Outcome {
-  const outcome = write(x.res, x.headers, answer);
-  x.record.outcome = outcome;
-  return outcome;
-}
-
-function write(res: ServerResponse, headers: Record<string, string>, answer: Answer): Outcome {
-  switch (answer.kind) {
-    case 'error':
-      sendError(res, answer.code, answer.headers === undefined ? headers : { ...headers, ...answer.headers }, answer.message);
-      return answer.outcome ?? answer.code;
-    case 'status':
-      sendJson(res, answer.status, answer.body, headers);
-      return 'health';
-    case 'document':
-      res.writeHead(200, { ...headers, 'content-type': answer.contentType, 'content-length': Buffer.byteLength(answer.text) });
-      res.end(answer.text);
-      return 'docs';
-    case 'asset':
-      res.writeHead(answer.status, { ...headers, ...answer.headers });
-      res.end(answer.body);
-      return 'docs';
-    case 'json':
-      sendJson(res, answer.status, answer.body, headers);
-      return answer.outcome;
-    case 'preflight':
-      res.writeHead(204, { ...headers, ...answer.headers });
-      res.end();
-      return 'preflight';
-    case 'proxied':
-      return 'proxied';
-    case 'client_gone':
-      return 'client_gone';
-  }
-}
-
-/** A step threw: the client left (not a gateway bug), or the gateway answers 500 and the log says why. */
-export function answerFailure(x: Exchange, failure: unknown): void {
-  const { req, res } = x;
-  if (req.socket.destroyed && !res.headersSent) {
-    res.destroy(); // the client left mid-request (an aborted upload, say)
-    x.record.outcome = 'client_gone';
-    return;
-  }
-  x.failure = failure;
-  x.record.outcome = 'internal_error';
-  try {
-    if (res.headersSent) res.destroy();
-    else writeAnswer(x, { kind: 'error', code: 'internal_error' });
-  } catch {
-    res.destroy(); // a header the operator configured may not be sendable; never crash for it
-  }
 }
