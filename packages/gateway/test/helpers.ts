@@ -2,6 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { execFile, spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { freePort, temporaryDir, TEST_ENV, type RedisServer } from '@animal-store/testkit';
+import { LISTEN_BACKLOG } from '@animal-store/http-kit';
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -195,7 +196,8 @@ export async function startGateway(
     if (Date.now() > connectBy) throw new Error('the gateway could not connect to Redis');
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  // As serve() listens in production.
+  await new Promise<void>((resolve) => server.listen({ port: 0, host: '127.0.0.1', backlog: LISTEN_BACKLOG }, resolve));
   const { port } = server.address() as AddressInfo;
   const { metricsServer } = built;
   if (metricsServer !== undefined) await new Promise<void>((resolve) => metricsServer.listen(0, '127.0.0.1', resolve));

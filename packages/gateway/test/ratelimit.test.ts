@@ -4,6 +4,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseList } from 'structured-headers';
 import { redisSkipReason, startRedis, temporaryDir, type RedisServer } from '@animal-store/testkit';
+import { burst } from './burst.js';
 import { createTestKeyring } from './keys-fixture.js';
 import { VERIFICATIONS_PER_SECOND } from '../src/pipeline/steps/key-guard.js';
 import { PROXY_TEST_PATHS, startGateway, startRecordingUpstream, writeDocument, type RecordingUpstream, type RunningGateway } from './helpers.js';
@@ -26,18 +27,6 @@ function plansFile(overrides: Record<string, unknown> = {}): string {
   };
   writeFileSync(file, JSON.stringify(plans));
   return file;
-}
-
-/** Fires `count` requests at once, spread over `urls`, and counts the statuses. */
-async function burst(urls: readonly string[], count: number, token: string): Promise<Record<number, number>> {
-  const statuses = await Promise.all(
-    Array.from({ length: count }, (_, i) =>
-      fetch(`${urls[i % urls.length]}/v1/echo`, { headers: { authorization: `Bearer ${token}` } }).then(async (res) => (await res.arrayBuffer(), res.status)),
-    ),
-  );
-  const counts: Record<number, number> = {};
-  for (const status of statuses) counts[status] = (counts[status] ?? 0) + 1;
-  return counts;
 }
 
 /** Checks the rate-limit headers of any answer with an RFC 9651 parser. */

@@ -8,6 +8,6 @@ export {
 } from './client-error.js';
 export { drain } from './drain.js';
 export { bufferedStdout, LOG_BLOCK_BYTES, LOG_FLUSH_MS } from './log-stream.js';
-export { exitWithProblems, serve, type ServeLogger, type ServeOptions } from './serve.js';
+export { exitWithProblems, LISTEN_BACKLOG, serve, type ServeLogger, type ServeOptions } from './serve.js';
 export { BodyAborted, BodyOverLimit, bodyUnread, collectBody, DEFAULT_LINGER, lingerAfterAnswer, type LingerLimits } from './early-answer.js';
 export { DEFAULT_SEND_TIMEOUT_MS, limitSendTime } from './send-timeout.js';

@@ -2,6 +2,15 @@ import type { Server } from 'node:http';
 import type { Server as TlsServer } from 'node:https';
 import { drain } from './drain.js';
 
+/**
+ * Connections the kernel may hold for the server before it accepts them (Linux caps it at
+ * `net.core.somaxconn`, 4096 by default). Node's default is 511: a burst of new connections larger
+ * than that, met while the event loop is busy, overflows the queue, and the kernel answers the
+ * overflow with SYN cookies, dropped handshakes and resets (`read ECONNRESET` at the client).
+ * HAProxy sizes its backlog by `maxconn` for the same reason.
+ */
+export const LISTEN_BACKLOG = 4096;
+
 /** The part of a pino logger serve needs. */
 export interface ServeLogger {
   info(fields: Record<string, unknown>, message: string): void;
@@ -38,7 +47,7 @@ export function serve(server: Server | TlsServer, options: ServeOptions): void {
     else logger.fatal({ code: error.code, host: options.host, port: options.port }, `${name} cannot listen on ${where}: ${hint}`);
     process.exit(1);
   });
-  server.listen(options.port, options.host, () => {
+  server.listen({ port: options.port, host: options.host, backlog: LISTEN_BACKLOG }, () => {
     const address = server.address();
     const port = typeof address === 'object' && address !== null ? address.port : options.port;
     logger.info({ url: `${options.scheme ?? 'http'}://${options.host}:${port}`, ...options.details }, `${name} listening`);
