@@ -109,9 +109,12 @@ const ATTACKS: Attack[] = [
           socket.once('data', () => (socket.pause(), resolve()));
         });
       }),
-    boundMs: 10_000 + 15_000,
-    because: 'SEND_TIMEOUT_MS, 10 s here (30 s by default), after the last byte the client took',
-    env: { SEND_TIMEOUT_MS: '10000' },
+    // 20 s, so that its first expiry (half of it) comes after the last of the 50 is in place, on
+    // a busy CI machine too: with 10 s, one client cut at 5 s, before the others were all
+    // connected, made the count 49 of 50 once.
+    boundMs: 20_000 + 15_000,
+    because: 'SEND_TIMEOUT_MS, 20 s here (30 s by default), after the last byte the client took',
+    env: { SEND_TIMEOUT_MS: '20000' },
   },
   {
     name: '200 pipelined requests, no answer ever read',
@@ -157,7 +160,9 @@ describe('hostile sockets: the gateway lets go of each within its bound', { conc
         const baseline = gateway.descriptors();
         // This process's own keep-alive connections (fetch's pool) are the client sockets' baseline.
         const ours = gateway.clientSockets();
+        const placing = performance.now();
         await Promise.all(Array.from({ length: attack.connections }, () => attack.open(gateway.port, sockets)));
+        const placedMs = performance.now() - placing;
         const held = gateway.clientSockets() - ours;
         const heldOverall = gateway.descriptors() - baseline;
         // The most client sockets seen at once, while waiting for them to go: the gateway may
@@ -176,7 +181,7 @@ describe('hostile sockets: the gateway lets go of each within its bound', { conc
         );
         const after = gateway.descriptors() - baseline;
         console.log(
-          `# ${attack.name}: ${held} client sockets held once the attack was in place (${peak} at most), none after ${(tookMs / 1000).toFixed(1)} s; descriptors overall: baseline ${baseline}, +${heldOverall} during, +${after} after (the upstream pool)`,
+          `# ${attack.name}: ${held} client sockets held once the attack was in place, after ${(placedMs / 1000).toFixed(1)} s (${peak} at most), none after ${(tookMs / 1000).toFixed(1)} s; descriptors overall: baseline ${baseline}, +${heldOverall} during, +${after} after (the upstream pool)`,
         );
         // The attack did reach the gateway: otherwise "back to none" would prove nothing.
         if (attack.letsGoEarly === true)
