@@ -17,7 +17,7 @@ import { measurePaired, pairedSkipReason } from './lib/paired.js';
 import { median, roundLine } from './lib/paired-summary.js';
 import { cpuMsOf } from './lib/cpu.js';
 import { runWrk, wrkSkipReason } from './lib/wrk.js';
-import { startService, type Service } from './lib/services.js';
+import { startSeededCore, startService, type Service } from './lib/services.js';
 import { checkOut, describeWorkingTree } from './lib/worktree.js';
 
 const PATHS = {
@@ -51,15 +51,8 @@ const machine = { node: process.version, cpu: cpus()[0]?.model ?? 'unknown', cor
 try {
   const keys = await makeKeys(dir, 0);
   redis = paths.includes('redis') ? await startRedis() : undefined;
-  const core = await startService('core', 'core', { LOG_LEVEL: 'info' });
+  const core = await startSeededCore();
   started.push(core);
-  for (let i = 0; i < 20; i++) {
-    await fetch(`${core.url}/v1/pets`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ name: `pet-${i}`, categoryId: 1 + (i % 4), status: 'available' }),
-    });
-  }
   const base = { UPSTREAM_URL: core.url, LOG_LEVEL: 'info' };
   const keyed = { ...base, JWKS_FILE: keys.jwksFile, REVOCATIONS_FILE: keys.revocationsFile, RATE_LIMITS: 'on', PLANS_FILE: join(dir, 'plans.json') };
   const envOf: Record<PathName, () => Record<string, string>> = {

@@ -20,7 +20,7 @@ import { startReferences } from './lib/references.js';
 import { renderReport } from './lib/report.js';
 import { runPlan } from './lib/run-plan.js';
 import type { BenchContext } from './lib/scenario.js';
-import { startService, type Service } from './lib/services.js';
+import { startSeededCore, startService, type Service } from './lib/services.js';
 import { wrkSkipReason } from './lib/wrk.js';
 
 const { values } = parseArgs({ options: { quick: { type: 'boolean' }, rounds: { type: 'string' } } });
@@ -41,15 +41,8 @@ async function main(): Promise<void> {
     else redis = await startRedis();
     const keys = await makeKeys(dir, manyKeyCount);
     const { jwksFile, revocationsFile, oneKey, rejectedKey, manyKeys } = keys;
-    const core = await startService('core', 'core', { LOG_LEVEL: 'info' });
+    const core = await startSeededCore();
     services.push(core);
-    for (let i = 0; i < 20; i++) {
-      await fetch(`${core.url}/v1/pets`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ name: `pet-${i}`, categoryId: 1 + (i % 4), status: 'available' }),
-      });
-    }
     const gatewayEnv = { UPSTREAM_URL: core.url, LOG_LEVEL: 'info' };
     const bare = await startService('gateway (AUTH=off, RATE_LIMITS=off)', 'gateway', { ...gatewayEnv, AUTH: 'off', RATE_LIMITS: 'off' });
     const bareHttpProxy = await startService('gateway (AUTH=off, RATE_LIMITS=off, PROXY_ENGINE=http-proxy)', 'gateway', {

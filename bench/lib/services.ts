@@ -67,3 +67,16 @@ export async function serviceOf(name: string, child: ChildProcess, url: string):
       }),
   };
 }
+
+/** The pets core, with 20 pets in its store: `GET /v1/pets` answers a full first page. */
+export async function startSeededCore(): Promise<Service> {
+  const core = await startService('core', 'core', { LOG_LEVEL: 'info' });
+  for (let i = 0; i < 20; i++) {
+    await fetch(`${core.url}/v1/pets`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ name: `pet-${i}`, categoryId: 1 + (i % 4), status: 'available' }),
+    });
+  }
+  return core;
+}
