@@ -66,26 +66,14 @@ export function buildGateway(config: GatewayConfig, deps: BuildDeps): BuiltGatew
   const upstream = createUpstream(config.upstream.engine, { target: config.upstream.url, ...config.upstream });
   const redis = config.redis === undefined ? undefined : observeRedis(createRedisClient(config.redis.url, config.redis));
 
-  const degraded = (message: string, fields: Record<string, unknown> = {}) => {
-    // At most one line a second per kind while Redis is away; requests are answered meanwhile.
-    let last = 0;
-    return (error: unknown) => {
-      if (Date.now() - last < 1000) return;
-      last = Date.now();
-      logger.warn({ err: error, ...fields }, message);
-    };
-  };
-
   let revocations: RedisRevocations | undefined;
   if (redis !== undefined && config.redis !== undefined && config.auth.mode === 'required') {
     revocations = createRedisRevocations(redis, {
       key: redisKeyNames(config.redis.prefix).revoked,
       channel: redisKeyNames(config.redis.prefix).revokedChannel,
       batchWindowMs: config.redis.batchWindowMs,
-      onDegraded: degraded('revocation check degraded: Redis did not answer, using the last copy'),
     });
   }
-  const limitsOn = config.rateLimits.mode === 'on';
   const rateLimiting = createRateLimitingFromConfig(config.rateLimits, {
     redis:
       redis === undefined || config.redis === undefined
@@ -99,7 +87,6 @@ export function buildGateway(config: GatewayConfig, deps: BuildDeps): BuiltGatew
           },
     now,
     ...(deps.redisNow === undefined ? {} : { redisNow: deps.redisNow }),
-    onDegraded: degraded('rate limits degraded: Redis did not answer in time', { policy: limitsOn ? config.rateLimits.onRedisFailure : 'off' }),
   });
   // With limits in Redis, the deny-list is asked in the limit's round trip; otherwise on its own.
   const authentication = createAuthentication(config.auth, { now, redisRevocations: rateLimiting?.checksRevocation === true ? undefined : revocations });

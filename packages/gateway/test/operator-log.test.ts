@@ -139,3 +139,40 @@ test('a Redis that is really unreachable is still reported, once the start grace
     await upstream.close();
   }
 });
+
+test('requests answered without Redis are logged as degraded, one line a second, naming the policy', { skip: redisSkipReason() }, async () => {
+  const { freePort } = await import('@animal-store/testkit');
+  const upstream = await startRecordingUpstream();
+  const log = capturedLog();
+  const gateway = await startGateway(
+    {
+      UPSTREAM_URL: upstream.url,
+      OPENAPI_FILE: writeDocument(PROXY_TEST_PATHS),
+      AUTH: 'off',
+      RATE_LIMITS: 'on',
+      RATE_LIMIT_ON_REDIS_FAILURE: 'open',
+      REDIS_URL: `redis://127.0.0.1:${await freePort()}`,
+    },
+    undefined,
+    undefined,
+    { logger: log.logger, waitForRedis: false },
+  );
+  try {
+    for (let i = 0; i < 3; i += 1) {
+      const res = await fetch(`${gateway.url}/v1/echo`);
+      await res.arrayBuffer();
+      assert.equal(res.status, 200, 'the open policy admits');
+    }
+    const degraded = log
+      .text()
+      .split('\n')
+      .filter((line) => line.includes('rate limits degraded'))
+      .map((line) => JSON.parse(line) as Line);
+    assert.equal(degraded.length, 1, 'three requests within a second make one line');
+    assert.equal(degraded[0]?.level, 40);
+    assert.equal(degraded[0]?.policy, 'open');
+  } finally {
+    await gateway.close();
+    await upstream.close();
+  }
+});

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { publishRedisDegraded } from '../events/index.js';
 import { watchFile } from '../sources/watched-file.js';
 import { createBatch, type RedisClient } from '../redis/index.js';
 
@@ -92,7 +93,6 @@ export interface RedisRevocationsOptions {
   readonly snapshotEveryMs?: number;
   /** How long a batch of checks stays open (see `createBatch`): 0 ends it with the event-loop turn. */
   readonly batchWindowMs?: number;
-  readonly onDegraded?: (error: unknown) => void;
   /** Each time a whole copy of the deny-list has been read, with its size. */
   readonly onCopied?: (size: number) => void;
 }
@@ -169,7 +169,7 @@ export function createRedisRevocations(redis: RedisClient, options: RedisRevocat
         if (revoked) remember(keyId);
         return revoked;
       } catch (error) {
-        options.onDegraded?.(error);
+        publishRedisDegraded({ part: 'revocations', error });
         if (!loaded) throw new RevocationsUnavailableError(error);
         return snapshot.has(keyId);
       }

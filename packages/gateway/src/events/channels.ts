@@ -17,6 +17,7 @@ export const CHANNELS = {
   upstreamCall: 'gateway:upstream:call',
   redisCommand: 'gateway:redis:command',
   redisHealth: 'gateway:redis:health',
+  redisDegraded: 'gateway:redis:degraded',
   fileReloadFailed: 'gateway:file:reload-failed',
 } as const;
 
@@ -80,6 +81,17 @@ export interface RedisHealthEvent {
   readonly up: boolean;
   readonly error?: unknown;
 }
+/**
+ * A request was answered without Redis: it did not answer within its command budget, and a
+ * failure policy (limits) or the deny-list's last copy (revocations) answered instead. One per
+ * request while it lasts: the log keeps one line a second of each.
+ */
+export interface RedisDegradedEvent {
+  readonly part: 'rate limits' | 'revocations';
+  /** For rate limits: `RATE_LIMIT_ON_REDIS_FAILURE` (`open`, `closed`, `local`). */
+  readonly policy?: string;
+  readonly error: unknown;
+}
 export interface FileReloadFailedEvent {
   readonly setting: string;
   readonly file: string;
@@ -96,6 +108,7 @@ const channels = {
   upstreamCall: channel(CHANNELS.upstreamCall),
   redisCommand: channel(CHANNELS.redisCommand),
   redisHealth: channel(CHANNELS.redisHealth),
+  redisDegraded: channel(CHANNELS.redisDegraded),
   fileReloadFailed: channel(CHANNELS.fileReloadFailed),
 };
 
@@ -115,4 +128,5 @@ export const publishUpstreamStart = publisher<UpstreamStartEvent>('upstreamStart
 export const publishUpstreamCall = publisher<UpstreamCallEvent>('upstreamCall');
 export const publishRedisCommand = publisher<RedisCommandEvent>('redisCommand');
 export const publishRedisHealth = publisher<RedisHealthEvent>('redisHealth');
+export const publishRedisDegraded = publisher<RedisDegradedEvent>('redisDegraded');
 export const publishFileReloadFailed = publisher<FileReloadFailedEvent>('fileReloadFailed');

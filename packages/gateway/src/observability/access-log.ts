@@ -1,5 +1,12 @@
 import type { Logger } from 'pino';
-import { CHANNELS, type FileReloadFailedEvent, type RedisHealthEvent, type RequestEndEvent, type UpstreamCallEvent } from '../events/index.js';
+import {
+  CHANNELS,
+  type FileReloadFailedEvent,
+  type RedisDegradedEvent,
+  type RedisHealthEvent,
+  type RequestEndEvent,
+  type UpstreamCallEvent,
+} from '../events/index.js';
 import { subscribeAll } from './subscribe.js';
 
 /**
@@ -25,7 +32,9 @@ export function withoutQueryValues(target: string): string {
  * warning per failed upstream call, an error per unexpected failure, and what the operator must
  * know of files and Redis. Returns what stops it.
  */
-export function subscribeAccessLog(logger: Logger, source: object): () => void {
+export function subscribeAccessLog(logger: Logger, source: object, now: () => number = Date.now): () => void {
+  // While Redis is away every request is degraded: one line a second of each part is enough.
+  const lastDegraded = new Map<RedisDegradedEvent['part'], number>();
   return subscribeAll({
     [CHANNELS.requestEnd]: ({ request, status, durationMs, error }: RequestEndEvent) => {
       if (request.source !== source) return;
@@ -54,6 +63,13 @@ export function subscribeAccessLog(logger: Logger, source: object): () => void {
     },
     [CHANNELS.fileReloadFailed]: ({ setting, file, error }: FileReloadFailedEvent) => {
       logger.error({ err: error, file }, `${setting} could not be read again; keeping the last good content`);
+    },
+    [CHANNELS.redisDegraded]: ({ part, policy, error }: RedisDegradedEvent) => {
+      const at = now();
+      if (at - (lastDegraded.get(part) ?? -Infinity) < 1000) return;
+      lastDegraded.set(part, at);
+      if (part === 'revocations') logger.warn({ err: error }, 'revocation check degraded: Redis did not answer, using the last copy');
+      else logger.warn({ err: error, policy }, 'rate limits degraded: Redis did not answer in time');
     },
     [CHANNELS.redisHealth]: ({ up, error }: RedisHealthEvent) => {
       if (up) logger.info('Redis answers again');

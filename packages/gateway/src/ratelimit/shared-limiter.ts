@@ -1,3 +1,4 @@
+import { publishRedisDegraded } from '../events/index.js';
 import { createCircuitBreaker } from './circuit-breaker.js';
 import { createMemoryLimiter } from './memory-limiter.js';
 import { heldDecision, revokedDecision, type Limiter, type LimitRequest, type RateDecision } from './policy.js';
@@ -21,7 +22,6 @@ export interface SharedLimiterOptions {
   /** A refused key is answered locally for at most this long (never past its Retry-After). */
   readonly denyCacheMs: number;
   readonly now?: () => number;
-  readonly onDegraded?: (error: unknown) => void;
   /**
    * The deny-list's local copy, for requests that ask their key's revocation in the limit's round
    * trip (`checkRevoked`): it answers when Redis does not, and learns each key Redis finds revoked.
@@ -104,7 +104,7 @@ export function createSharedLimiter(options: SharedLimiterOptions): Limiter {
       try {
         decision = await guarded(() => options.shared.check({ ...request, pendingStrikes }));
       } catch (error) {
-        options.onDegraded?.(error);
+        publishRedisDegraded({ part: 'rate limits', policy: options.onFailure, error });
         // The revocation first, as the authenticator would: an unknown deny-list fails closed
         // (RevocationsUnavailableError) whatever the limit policy.
         if (request.checkRevoked === true && request.keyId !== undefined && options.revocations?.fromCopy(request.keyId) === true) {

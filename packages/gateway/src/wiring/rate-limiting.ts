@@ -24,7 +24,6 @@ export interface RateLimitingDeps {
   readonly now?: () => number;
   /** For tests: the Redis script's clock too (never set in production). */
   readonly redisNow?: () => number;
-  readonly onDegraded?: (error: unknown) => void;
 }
 
 /** The rate limiting the configuration describes, or `undefined` with RATE_LIMITS=off. */
@@ -47,7 +46,6 @@ export function createRateLimitingFromConfig(config: GatewayConfig['rateLimits']
     denyCacheMs: config.denyCacheMs,
     now,
     revocations,
-    ...(deps.onDegraded === undefined ? {} : { onDegraded: deps.onDegraded }),
   });
   return createRateLimiting(limiter, plans, { checksRevocation: revocations !== undefined });
 }
