@@ -1,6 +1,6 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Server as TlsServer } from 'node:https';
-import type { Authenticate } from './auth/index.js';
+import type { Authenticator } from './auth/index.js';
 import type { AnswerDocs } from './docs/index.js';
 import type { GatewayConfig } from './config/index.js';
 import { DEPRECATION_NOTES_PATH, deprecationNotes } from './deprecation/index.js';
@@ -32,7 +32,7 @@ export interface GatewayDeps {
   /** What else must answer for /readyz to say ready (the upstream always must): Redis, say. */
   readonly readiness?: readonly ReadinessCheck[];
   /** Checks API keys; absent when AUTH=off (every request passes without identity). */
-  readonly authenticate?: Authenticate | undefined;
+  readonly authenticate?: Authenticator | undefined;
   /** Per-plan limits; absent when RATE_LIMITS=off. */
   readonly rateLimiting?: RateLimiting | undefined;
   /** Milliseconds since the epoch; injected so tests can stand on either side of a sunset. */
@@ -52,9 +52,8 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps): Server 
   const source = deps.source ?? {};
   const matchRoute = createRouteTable(deps.operations);
   const docUrl = config.deprecationDocUrl ?? DEPRECATION_NOTES_PATH;
-  const onRedisFailure = config.rateLimits.mode === 'on' ? config.rateLimits.onRedisFailure : 'off';
   const now = deps.now ?? Date.now;
-  const guard = createKeyGuard(rateLimiting, onRedisFailure, now);
+  const guard = createKeyGuard(rateLimiting, now);
   const methodsAt = (path: string) => {
     const match = matchRoute('OPTIONS', path);
     return match.kind === 'not_found' ? undefined : match.allow;
@@ -66,8 +65,8 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps): Server 
     ...(deps.docs === undefined ? [] : [createDocsStep(deps.docs)]),
     ...(config.cors === undefined ? [] : [createCorsStep(config.cors, methodsAt)]),
     createRouting(matchRoute, config.trustProxy, docUrl),
-    createAuthenticationStep(deps.authenticate, rateLimiting, guard, onRedisFailure),
-    createUsageStep(rateLimiting, guard, onRedisFailure),
+    createAuthenticationStep(deps.authenticate, rateLimiting, guard),
+    createUsageStep(rateLimiting, guard),
     ...(rateLimiting === undefined ? [] : [createRateLimitStep(guard)]),
     createSunsetStep(config.enforceSunset, now),
     createBodyStep(config.bodyLimitBytes),

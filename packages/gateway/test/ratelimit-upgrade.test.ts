@@ -6,7 +6,7 @@ import { seededRandom } from './seeded-random.js';
 import { OLD_HASH_RATE_LIMIT_SCRIPT } from './fixtures/old-hash-script.js';
 import { redisSkipReason, startRedis, type RedisServer } from '@animal-store/testkit';
 import { createMemoryLimiter } from '../src/ratelimit/memory-limiter.js';
-import type { LimitRequest, Policy, RateDecision } from '../src/ratelimit/policy.js';
+import { decision, type LimitRequest, type Policy, type RateDecision } from '../src/ratelimit/policy.js';
 import { createRedisLimiter } from '../src/ratelimit/redis-limiter.js';
 import { redisKeyNames, type RedisClient } from '../src/redis/index.js';
 
@@ -46,9 +46,7 @@ async function oldCheck(admin: Redis, prefix: string, request: LimitRequest, now
   const reply = (await admin.eval(OLD_HASH_RATE_LIMIT_SCRIPT, 1, redisKeyNames(prefix).limits(request.subject), ...args)) as number[];
   const outcome = reply[1] as number;
   const retry = reply[2] as number;
-  return {
-    allowed: outcome === 1,
-    banned: outcome === 2,
+  return decision(outcome === 1 ? 'allowed' : outcome === 2 ? 'banned' : 'limited', 'redis', {
     policy,
     windows: policy.windows.map((w, i) => ({
       name: w.name,
@@ -59,7 +57,7 @@ async function oldCheck(admin: Redis, prefix: string, request: LimitRequest, now
     })),
     retryAt: retry === -1 || retry === 0 ? undefined : retry,
     now: reply[0] as number,
-  };
+  });
 }
 
 describe('upgrading from the release that kept an account in a hash', { skip: redisSkipReason() }, () => {

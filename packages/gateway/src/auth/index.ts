@@ -1,4 +1,4 @@
-export { createAuthenticator, type Authenticate, type AuthOutcome, type AuthenticatorOptions } from './authenticator.js';
+export { createAuthenticator, type Authenticator, type AuthenticatorOptions, type AuthOutcome, type Bearer, type Known } from './authenticator.js';
 export { API_KEY_TYP, PLANS, identityOf, type CustomLimits, type Identity, type Plan } from './claims.js';
 export {
   generateSigningKey,

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ERRORS, type ErrorCode } from '../errors.js';
-import { exhaustedPolicies, problemDetails, wantsProblemDetails } from './problem-details.js';
+import { problemDetails, wantsProblemDetails } from './problem-details.js';
 
 test('every gateway error has problem details: type, title, status, detail and code', () => {
   for (const code of Object.keys(ERRORS) as ErrorCode[]) {
@@ -30,11 +30,7 @@ test("429 and 503 use the rate-limit draft's problem types; the rest are about:b
   assert.equal(problemDetails('bad_gateway', 'custom').detail, 'custom');
 });
 
-test('quota-exceeded names the exhausted policies, from the RateLimit field', () => {
-  assert.deepEqual(exhaustedPolicies('"minute";r=0;t=42, "day";r=940;t=86000'), ['minute']);
-  assert.deepEqual(exhaustedPolicies('"minute";r=0;t=42, "day";r=0;t=86000'), ['minute', 'day']);
-  assert.deepEqual(exhaustedPolicies('"minute";r=10;t=42, "day";r=100;t=86000'), []);
-  assert.deepEqual(exhaustedPolicies(undefined), []);
+test('quota-exceeded names the violated policies it is given (see exhaustedWindows), never for a ban', () => {
   assert.deepEqual(problemDetails('rate_limited', undefined, ['minute'])['violated-policies'], ['minute']);
   assert.equal(problemDetails('rate_limited', undefined, [])['violated-policies'], undefined);
   assert.equal(problemDetails('key_banned', undefined, ['minute'])['violated-policies'], undefined, 'a ban is not a quota policy');

@@ -47,14 +47,6 @@ export function problemDetails(code: ErrorCode, message?: string, violatedPolici
     : problem;
 }
 
-/** The names of the windows a `RateLimit` field value shows as exhausted (`r=0`). */
-export function exhaustedPolicies(rateLimit: string | undefined): string[] {
-  if (rateLimit === undefined) return [];
-  return [...rateLimit.matchAll(/"([^"\\]*)"((?:;[a-z*][a-z0-9_.*-]*=[^;,]*)*)/g)]
-    .filter((item) => /;r=0(?:;|$)/.test(item[2] ?? ''))
-    .map((item) => item[1] as string);
-}
-
 /**
  * True when the client asked for problem details: `application/problem+json` named in `Accept`
  * (not through a wildcard) with a weight above zero and at least that of `application/json`.

@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { bodyUnread, lingerAfterAnswer } from '@animal-store/http-kit';
 import { errorBody, type ErrorCode } from '../errors.js';
-import { exhaustedPolicies, problemDetails, wantsProblemDetails } from './problem-details.js';
+import { problemDetails, wantsProblemDetails } from './problem-details.js';
 
 /**
  * Writes a JSON answer with an exact Content-Length, after the gateway's own headers. The headers
@@ -36,12 +36,17 @@ export function sendJson(
 /**
  * Writes the Error body of `code`; every gateway-made error goes through here. A request whose
  * `Accept` asks for `application/problem+json` gets RFC 9457 problem details instead, with the
- * same status, headers and code (a 429's `violated-policies` are the windows its `RateLimit`
- * shows exhausted).
+ * same status, headers and code, and a 429's `violatedPolicies` (the windows that refused).
  */
-export function sendError(res: ServerResponse, code: ErrorCode, headers: Readonly<Record<string, string>>, message?: string): void {
+export function sendError(
+  res: ServerResponse,
+  code: ErrorCode,
+  headers: Readonly<Record<string, string>>,
+  message?: string,
+  violatedPolicies?: readonly string[],
+): void {
   if (wantsProblemDetails(res.req?.headers.accept)) {
-    const problem = problemDetails(code, message, code === 'rate_limited' ? exhaustedPolicies(headers.ratelimit) : undefined);
+    const problem = problemDetails(code, message, violatedPolicies);
     sendJson(res, problem.status, problem, headers, 'application/problem+json');
     return;
   }

@@ -1,5 +1,4 @@
 import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
-import type { Identity } from '../auth/index.js';
 import type { ClientView } from './client-view.js';
 
 /** Hop-by-hop headers (RFC 9110 §7.6.1) and the proxy-only ones: never forwarded either way. */
@@ -60,7 +59,7 @@ export function upstreamHeaders(
   client: ClientView,
   requestId: string,
   bodyLength: number | undefined,
-  identity: Identity | undefined,
+  identity: { readonly subject: string; readonly plan: string; readonly keyId: string } | undefined,
   forwardAuthorization = false,
 ): OutgoingHttpHeaders {
   const connection = connectionTokens(incoming.connection);

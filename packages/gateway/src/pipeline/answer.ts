@@ -1,4 +1,5 @@
 import type { ErrorCode } from '../errors.js';
+import type { RateDecision } from '../ratelimit/index.js';
 
 /** What a step answers with. Everything but `proxied` and `client_gone` is written by `writeAnswer` (`writer.ts`). */
 export type Answer =
@@ -10,6 +11,8 @@ export type Answer =
       readonly headers?: Readonly<Record<string, string>>;
       readonly outcome?: Outcome;
     }
+  /** A limit refused (`limited` or `banned`): the writer derives the code, headers, body and message from the decision. */
+  | { readonly kind: 'limited'; readonly decision: RateDecision }
   /** /healthz and /readyz. */
   | { readonly kind: 'status'; readonly status: number; readonly body: unknown }
   /** The deprecation notes the gateway serves itself. */

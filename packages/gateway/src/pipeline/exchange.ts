@@ -26,10 +26,22 @@ export interface Exchange {
   miss?: Answer;
   /** The verified key's identity; absent with AUTH=off or on operations without security. */
   identity?: Identity;
+  /**
+   * The key check whose outcome is not told yet: with limits in Redis, the deny-list is asked in
+   * the limit's round trip, which settles it (`settleAuth`).
+   */
+  pendingAuth?: AuthTiming | undefined;
   /** The buffered request body (`undefined` for none). */
   body?: Buffer | undefined;
   /** What a step threw that the gateway did not expect (answered 500). */
   failure?: unknown;
+}
+
+/** How long a key check took, and whether it checked a signature (the key was not in the cache). */
+export interface AuthTiming {
+  readonly verified: boolean;
+  readonly startedAt: number;
+  readonly durationMs: number;
 }
 
 /** A named step of the request path: an answer ends the request there; nothing lets it go on. */

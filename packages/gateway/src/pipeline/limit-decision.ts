@@ -1,7 +1,8 @@
 import { RevocationsUnavailableError } from '../auth/index.js';
 import { publishLimitDecision, type LimitDecisionKind } from '../events/index.js';
-import { rateLimitHeaders, RateLimitUnavailableError, type FailurePolicy, type RateDecision } from '../ratelimit/index.js';
+import { isDegraded, rateLimitHeaders, RateLimitUnavailableError, type RateDecision } from '../ratelimit/index.js';
 import { refuse, type Answer } from './answer.js';
+import { AUTH_UNAVAILABLE } from './auth-answers.js';
 import type { Exchange } from './exchange.js';
 
 /** What a limit decision means for the request. */
@@ -13,47 +14,55 @@ export type LimitVerdict =
   /** The key was found revoked in the limit's own round trip: nothing sent, nothing charged. */
   | { readonly kind: 'revoked' };
 
+const ADMITTED: LimitVerdict = { kind: 'admitted' };
+const REVOKED: LimitVerdict = { kind: 'revoked' };
+
 /**
- * Asks `decide` and applies its decision: the rate-limit headers join every answer; a refusal
- * becomes the answer. Publishes the decision (`limit decision` event) and records it.
+ * Asks `decide` and applies its decision (see `applyDecision`). A limit that cannot be asked
+ * (Redis away with `closed`, or a deny-list never copied) is answered 503 with its own code.
  */
-export async function applyLimit(x: Exchange, decide: () => Promise<RateDecision>, onRedisFailure: FailurePolicy | 'off', plan: string): Promise<LimitVerdict> {
+export async function applyLimit(x: Exchange, decide: () => Promise<RateDecision>, plan: string): Promise<LimitVerdict> {
   const startedAt = performance.now();
-  const decided = (kind: LimitDecisionKind, name: string) => {
-    x.record.plan = name;
-    x.record.decision = kind;
-    publishLimitDecision({ request: x.record, plan: name, decision: kind, startedAt, durationMs: performance.now() - startedAt });
-  };
-  let decision: RateDecision;
+  let decided: RateDecision;
   try {
-    decision = await decide();
+    decided = await decide();
   } catch (failure) {
     if (failure instanceof RevocationsUnavailableError) {
       x.record.authFailure = `revocations: ${String(failure.cause)}`;
-      return { kind: 'refused', answer: refuse('auth_unavailable', undefined, { 'retry-after': '1' }) };
+      return { kind: 'refused', answer: AUTH_UNAVAILABLE };
     }
     if (!(failure instanceof RateLimitUnavailableError)) throw failure;
     x.record.degraded = true;
-    decided('unavailable', plan);
+    recordDecision(x, 'unavailable', plan, startedAt);
     return { kind: 'refused', answer: refuse('rate_limit_unavailable', undefined, { 'retry-after': '1' }) };
   }
-  if (decision.revoked === true) return { kind: 'revoked' };
-  const headers = x.headers;
-  Object.assign(headers, rateLimitHeaders(decision));
-  if (decision.degraded === true) x.record.degraded = true;
-  decided(kindOf(decision, onRedisFailure), decision.policy.name);
-  if (decision.allowed) return { kind: 'admitted' };
-  if (decision.banned) {
-    return { kind: 'refused', answer: refuse('key_banned', `This API key is banned for ${headers['retry-after']} s for sending requests while rate limited.`) };
-  }
-  if (decision.retryAt === undefined) {
-    return { kind: 'refused', answer: refuse('rate_limited', 'This request exceeds what the plan can ever admit; retrying will not help.') };
-  }
-  return { kind: 'refused', answer: refuse('rate_limited') };
+  return applyDecision(x, decided, startedAt);
 }
 
-function kindOf(decision: RateDecision, onRedisFailure: FailurePolicy | 'off'): LimitDecisionKind {
-  if (decision.degraded === true) return onRedisFailure === 'local' ? 'local' : 'fail_open';
-  if (decision.banned) return 'banned';
-  return decision.allowed ? 'allowed' : 'limited';
+/**
+ * Applies a decision to the request, publishing it (`limit decision` event) and recording it: an
+ * admission's rate-limit headers join every answer from here on; a refusal is the answer, whose
+ * headers, body and message the writer derives from the decision itself.
+ */
+export function applyDecision(x: Exchange, decided: RateDecision, startedAt: number): LimitVerdict {
+  if (decided.revoked) return REVOKED;
+  if (isDegraded(decided)) x.record.degraded = true;
+  recordDecision(x, eventKindOf(decided), decided.policy.name, startedAt);
+  if (!decided.allowed) return { kind: 'refused', answer: { kind: 'limited', decision: decided } };
+  Object.assign(x.headers, rateLimitHeaders(decided));
+  return ADMITTED;
+}
+
+function recordDecision(x: Exchange, kind: LimitDecisionKind, plan: string, startedAt: number): void {
+  x.record.plan = plan;
+  x.record.decision = kind;
+  publishLimitDecision({ request: x.record, plan, decision: kind, startedAt, durationMs: performance.now() - startedAt });
+}
+
+/** The decision as an operator counts them: what a failure policy answered is named after it. */
+function eventKindOf(decided: RateDecision): LimitDecisionKind {
+  if (decided.source === 'local') return 'local';
+  if (decided.source === 'open') return 'fail_open';
+  // `revoked` never comes here (applyDecision answers it first); the branch keeps the type whole.
+  return decided.kind === 'revoked' ? 'limited' : decided.kind;
 }

@@ -1,5 +1,7 @@
 import type { ServerResponse } from 'node:http';
+import type { ErrorCode } from '../errors.js';
 import { sendError, sendJson } from '../http/reply.js';
+import { exhaustedWindows, rateLimitHeaders, retryAfterSeconds, type RateDecision } from '../ratelimit/index.js';
 import type { Answer, Outcome } from './answer.js';
 import type { Exchange } from './exchange.js';
 
@@ -18,6 +20,8 @@ function write(res: ServerResponse, headers: Record<string, string>, answer: Ans
     case 'error':
       sendError(res, answer.code, answer.headers === undefined ? headers : { ...headers, ...answer.headers }, answer.message);
       return answer.outcome ?? answer.code;
+    case 'limited':
+      return writeRefusal(res, headers, answer.decision);
     case 'status':
       sendJson(res, answer.status, answer.body, headers);
       return 'health';
@@ -41,6 +45,22 @@ function write(res: ServerResponse, headers: Record<string, string>, answer: Ans
     case 'client_gone':
       return 'client_gone';
   }
+}
+
+/**
+ * A limit's refusal, all of it from the decision: `key_banned` or `rate_limited`, the rate-limit
+ * headers, the message (how long a ban lasts; that waiting will not help a request the plan can
+ * never admit) and, for problem details, the windows that refused.
+ */
+function writeRefusal(res: ServerResponse, headers: Record<string, string>, decision: RateDecision): ErrorCode {
+  const all = { ...headers, ...rateLimitHeaders(decision) };
+  if (decision.kind === 'banned') {
+    sendError(res, 'key_banned', all, `This API key is banned for ${retryAfterSeconds(decision)} s for sending requests while rate limited.`);
+    return 'key_banned';
+  }
+  const message = decision.retryAt === undefined ? 'This request exceeds what the plan can ever admit; retrying will not help.' : undefined;
+  sendError(res, 'rate_limited', all, message, exhaustedWindows(decision));
+  return 'rate_limited';
 }
 
 /** A step threw: the client left (not a gateway bug), or the gateway answers 500 and the log says why. */

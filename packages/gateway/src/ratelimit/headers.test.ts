@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { parseList, type Item } from 'structured-headers';
-import { rateLimitHeaders } from './headers.js';
+import { exhaustedWindows, rateLimitHeaders } from './headers.js';
 import { createMemoryLimiter } from './memory-limiter.js';
-import { minuteAndDay } from './policy.js';
+import { decision, minuteAndDay } from './policy.js';
 
 const FREE = minuteAndDay('free', 60, 1000, { strikes: 3, strikeWindowMs: 60_000, banMs: 300_000 });
 /** 2030-01-01T00:00:00.000Z: a minute edge and a day-bucket edge (24 min buckets). */
@@ -166,7 +166,25 @@ test('draft-11: a banned key is shown no quota until its ban ends, in RateLimit 
 
 test('draft-11: a policy without windows sends neither field (both are non-empty Lists)', () => {
   assert.deepEqual(
-    rateLimitHeaders({ allowed: true, banned: false, policy: { name: 'none', windows: [], ban: undefined }, windows: [], retryAt: undefined, now: EDGE }),
+    rateLimitHeaders(decision('allowed', 'process', { policy: { name: 'none', windows: [], ban: undefined }, windows: [], retryAt: undefined, now: EDGE })),
     {},
   );
+});
+
+test("a refusal names the windows it found exhausted (problem details' violated-policies)", () => {
+  const policy = minuteAndDay('pro', 60, 1000);
+  const refusal = (minute: number, day: number) =>
+    decision('limited', 'process', {
+      policy,
+      windows: [
+        { name: 'minute', limit: 60, windowMs: 60_000, remaining: minute, resetAt: EDGE + 42_000 },
+        { name: 'day', limit: 1000, windowMs: 86_400_000, remaining: day, resetAt: EDGE + 86_000_000 },
+      ],
+      retryAt: EDGE + 42_000,
+      now: EDGE,
+    });
+  assert.deepEqual(exhaustedWindows(refusal(0, 940)), ['minute']);
+  assert.deepEqual(exhaustedWindows(refusal(0, 0)), ['minute', 'day']);
+  assert.deepEqual(exhaustedWindows(refusal(10, 100)), []);
+  assert.deepEqual(exhaustedWindows(decision('limited', 'process', { policy, windows: [], retryAt: undefined, now: EDGE })), []);
 });

@@ -2,6 +2,17 @@ import type { RateDecision } from './policy.js';
 
 const seconds = (ms: number) => Math.ceil(ms / 1000);
 
+/** A refusal's `Retry-After`: whole seconds, at least 1; `undefined` when waiting would not help. */
+export function retryAfterSeconds(decision: RateDecision): number | undefined {
+  if (decision.allowed || decision.retryAt === undefined) return undefined;
+  return Math.max(1, seconds(decision.retryAt - decision.now));
+}
+
+/** The windows a refusal found exhausted, by name (problem details' `violated-policies`). */
+export function exhaustedWindows(decision: RateDecision): string[] {
+  return decision.windows.filter((window) => window.remaining === 0).map((window) => window.name);
+}
+
 /**
  * The rate-limit headers of a decision, for every response:
  * - `X-RateLimit-Limit/Remaining/Reset` (Reset in Unix seconds) for the window closest to refusing;
@@ -34,8 +45,8 @@ export function rateLimitHeaders(decision: RateDecision): Record<string, string>
     headers['x-ratelimit-remaining'] = String(closest.remaining);
     headers['x-ratelimit-reset'] = String(seconds(Math.max(closest.resetAt, now)));
   }
-  if (refusedUntil !== undefined) {
-    const retryAfter = Math.max(1, seconds(refusedUntil - now));
+  const retryAfter = retryAfterSeconds(decision);
+  if (refusedUntil !== undefined && retryAfter !== undefined) {
     headers['retry-after'] = String(retryAfter);
     headers['x-ratelimit-reset'] = String(Math.max(seconds(refusedUntil), Math.floor(now / 1000) + retryAfter));
     if (decision.banned) headers['x-ratelimit-remaining'] = '0';

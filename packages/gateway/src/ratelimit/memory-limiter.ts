@@ -1,4 +1,4 @@
-import type { Limiter, LimitRequest, Policy, RateDecision } from './policy.js';
+import { decision, type Limiter, type LimitRequest, type Policy, type RateDecision } from './policy.js';
 import { admit, advance, bucketOf, emptyWindow, resetAt, retryAt, type WindowState } from './sliding-window.js';
 
 export interface MemoryLimiterOptions {
@@ -99,14 +99,14 @@ export function createMemoryLimiter(options: MemoryLimiterOptions = {}): MemoryL
 
       const bannedUntil = request.keyId === undefined ? undefined : bans.get(request.keyId);
       if (bannedUntil !== undefined && bannedUntil > at) {
-        return { allowed: false, banned: true, policy, windows: view(), retryAt: bannedUntil, now: at };
+        return decision('banned', 'process', { policy, windows: view(), retryAt: bannedUntil, now: at });
       }
 
       const blocking = states.filter(({ window, state }) => state.total + 1 > window.limit);
       if (blocking.length === 0) {
-        if (peek) return { allowed: true, banned: false, policy, windows: view(), retryAt: undefined, now: at };
+        if (peek) return decision('allowed', 'process', { policy, windows: view(), retryAt: undefined, now: at });
         for (const { state, current } of states) admit(state, current);
-        return { allowed: true, banned: false, policy, windows: view(), retryAt: undefined, now: at };
+        return decision('allowed', 'process', { policy, windows: view(), retryAt: undefined, now: at });
       }
 
       const retries = blocking.map(({ window, state }) => retryAt(window, state));
@@ -119,10 +119,10 @@ export function createMemoryLimiter(options: MemoryLimiterOptions = {}): MemoryL
         if (entry.count >= ban.strikes) {
           strikes.delete(request.keyId);
           bans.set(request.keyId, at + ban.banMs);
-          return { allowed: false, banned: true, policy, windows: view(), retryAt: at + ban.banMs, now: at };
+          return decision('banned', 'process', { policy, windows: view(), retryAt: at + ban.banMs, now: at });
         }
       }
-      return { allowed: false, banned: false, policy, windows: view(), retryAt: retry, now: at };
+      return decision('limited', 'process', { policy, windows: view(), retryAt: retry, now: at });
     },
     size: () => windows.size,
   };

@@ -1,8 +1,7 @@
-import { isIP } from 'node:net';
 import { z } from 'zod';
 import { readJsonFile } from '../sources/read-json-file.js';
 import { watchFile } from '../sources/watched-file.js';
-import type { Identity } from '../auth/index.js';
+import type { KeyHolder } from './limit-key.js';
 import { minuteAndDay, type BanPolicy, type Policy } from './policy.js';
 
 /** RFC 9651 integers have at most 15 digits: a larger limit would make `RateLimit-Policy` invalid. */
@@ -36,19 +35,6 @@ function banOf(entry: { ban?: z.infer<typeof Ban> | undefined }, fallback: z.inf
   return ban === undefined ? undefined : { strikes: ban.strikes, strikeWindowMs: ban.strikeWindowSeconds * 1000, banMs: ban.banSeconds * 1000 };
 }
 
-/** The client's rate-limit subject: its IPv4 address, or its IPv6 /64 (one host has a whole /64). */
-export function anonymousSubject(ip: string): string {
-  if (isIP(ip) !== 6) return `ip:${ip}`;
-  const [head = '', tail = ''] = ip.split('::');
-  const left = head === '' ? [] : head.split(':');
-  const right = tail === '' ? [] : tail.split(':');
-  const groups = ip.includes('::') ? [...left, ...Array(8 - left.length - right.length).fill('0'), ...right] : left;
-  return `ip:${groups
-    .slice(0, 4)
-    .map((g) => Number.parseInt(g, 16).toString(16))
-    .join(':')}::/64`;
-}
-
 /**
  * Policies from a plans file that may change while the gateway runs: the file is looked at for
  * every request (one `stat` per event-loop turn, see `watchFile`) and re-read when it changed, so
@@ -60,7 +46,7 @@ export function createPlans(file: string) {
   const current = () => watched.current();
   return {
     /** The policy of a verified key: account override, else enterprise key limits, else the plan. */
-    forIdentity(identity: Identity): Policy {
+    forIdentity(identity: KeyHolder): Policy {
       const p = current();
       const plan = p.plans[identity.plan];
       const override = p.accounts[identity.subject];

@@ -37,49 +37,76 @@ export function minuteAndDay(name: string, perMinute: number, perDay: number, ba
   };
 }
 
-/** What the limiter decided, as a value: only infrastructure failures throw. */
+/**
+ * What a limit decided: `limited` refuses until `retryAt` (never, when it is `undefined`: the
+ * request exceeds what the policy can ever admit); `banned` refuses the key until `retryAt`;
+ * `revoked` means the key was found on the deny-list in the limit's own round trip (nothing
+ * read or charged).
+ */
+export type DecisionKind = 'allowed' | 'limited' | 'banned' | 'revoked';
+/**
+ * Who decided: `redis` (shared), `process` (the in-process limiter, no Redis configured), or a
+ * failure policy while Redis is away: `local` (a share of the plan in process) or `open` (admit).
+ */
+export type DecisionSource = 'redis' | 'process' | 'local' | 'open';
+
+/** One window of a decision, after the request: what is left and when the oldest counted request leaves. */
+export interface WindowReading {
+  readonly name: string;
+  readonly limit: number;
+  readonly windowMs: number;
+  readonly remaining: number;
+  readonly resetAt: number;
+}
+
+/** What the limiter decided, as a value: only infrastructure failures throw. Made by `decision()`. */
 export interface RateDecision {
+  readonly kind: DecisionKind;
+  readonly source: DecisionSource;
+  /** `kind === 'allowed'`, `'banned'` and `'revoked'`, for the readers that ask yes or no. */
   readonly allowed: boolean;
-  /** The key is banned until `retryAt`. */
   readonly banned: boolean;
+  readonly revoked: boolean;
   readonly policy: Policy;
-  /** Per window, after this request: what is left and when the oldest counted request leaves. */
-  readonly windows: readonly {
-    readonly name: string;
-    readonly limit: number;
-    readonly windowMs: number;
-    readonly remaining: number;
-    readonly resetAt: number;
-  }[];
+  readonly windows: readonly WindowReading[];
   /** When a refused request could be admitted (ms since the epoch); `undefined` if never. */
   readonly retryAt: number | undefined;
   /** The limiter's clock (Redis TIME, or the process's) at the decision, ms since the epoch. */
   readonly now: number;
-  /** True when the decision came from a fallback because Redis failed. */
-  readonly degraded?: boolean;
-  /** The key was found revoked (asked with `checkRevoked`): refused, nothing charged. */
-  readonly revoked?: boolean;
 }
+
+/** The only maker of decisions, so that `kind` and its yes-or-no readings cannot disagree. */
+export function decision(kind: DecisionKind, source: DecisionSource, fields: Pick<RateDecision, 'policy' | 'windows' | 'retryAt' | 'now'>): RateDecision {
+  return { kind, source, allowed: kind === 'allowed', banned: kind === 'banned', revoked: kind === 'revoked', ...fields };
+}
+
+/** The same decision, answered by a failure policy while Redis is away (`local` or `open`). */
+export function fromFallback(decided: RateDecision, source: 'local' | 'open'): RateDecision {
+  if (source === 'local') return { ...decided, source };
+  return decision('allowed', 'open', { policy: decided.policy, windows: decided.windows, retryAt: undefined, now: decided.now });
+}
+
+/** True when Redis failed and a failure policy or the deny-list's copy answered. */
+export const isDegraded = (d: RateDecision): boolean => d.source === 'local' || d.source === 'open';
 
 /**
  * A remembered decision, answered again `at` (this process's clock) after it was made at
  * `cachedAt`: its times move by how long it was held, since they are on the limiter's clock.
  */
-export function heldDecision(decision: RateDecision, cachedAt: number, at: number): RateDecision {
-  return { ...decision, now: decision.now + (at - cachedAt) };
+export function heldDecision(decided: RateDecision, cachedAt: number, at: number): RateDecision {
+  return { ...decided, now: decided.now + (at - cachedAt) };
 }
 
 /** A request whose key is revoked: refused, nothing read or charged, its windows as if untouched. */
-export function revokedDecision(policy: Policy, now: number): RateDecision {
-  return {
-    allowed: false,
-    banned: false,
-    revoked: true,
-    policy,
-    windows: policy.windows.map((window) => ({ name: window.name, limit: window.limit, windowMs: window.windowMs, remaining: window.limit, resetAt: now })),
-    retryAt: undefined,
-    now,
-  };
+export function revokedDecision(policy: Policy, now: number, source: DecisionSource): RateDecision {
+  const windows = policy.windows.map((window) => ({
+    name: window.name,
+    limit: window.limit,
+    windowMs: window.windowMs,
+    remaining: window.limit,
+    resetAt: now,
+  }));
+  return decision('revoked', source, { policy, windows, retryAt: undefined, now });
 }
 
 export interface LimitRequest {

@@ -1,5 +1,5 @@
-import type { Identity } from '../auth/index.js';
-import { anonymousSubject, type Plans } from './plans.js';
+import { accountKey, anonymousKey, limitSubject, usageKey, type KeyHolder, type LimitKey } from './limit-key.js';
+import type { Plans } from './plans.js';
 import { minuteAndDay, type Limiter, type Policy, type RateDecision } from './policy.js';
 
 /** The pipeline's view: decide for a verified identity, or for an anonymous client address. */
@@ -9,14 +9,14 @@ export interface RateLimiting {
    * trip (a revoked key's decision says `revoked`): the authenticator then leaves Redis alone.
    */
   readonly checksRevocation: boolean;
-  forIdentity(identity: Identity): Promise<RateDecision>;
+  forIdentity(identity: KeyHolder): Promise<RateDecision>;
   /**
    * What `forIdentity` would decide now, charging nothing (`GET /v1/usage`): the same code on the
    * same state, read only. Checks revocation as `forIdentity` does.
    */
-  peekIdentity(identity: Identity): Promise<RateDecision>;
+  peekIdentity(identity: KeyHolder): Promise<RateDecision>;
   /** The usage endpoint's own small limit, per key (`USAGE_POLICY`), so it cannot be used to flood. */
-  forUsage(identity: Identity): Promise<RateDecision>;
+  forUsage(identity: KeyHolder): Promise<RateDecision>;
   forAnonymous(clientIp: string): Promise<RateDecision>;
   /** See `Limiter.warm`: absent when there is nothing to warm. */
   readonly warm?: () => Promise<void>;
@@ -24,6 +24,11 @@ export interface RateLimiting {
 
 /** `GET /v1/usage` per key: it is cheap but not free (a read of Redis), and polling it a second is plenty. */
 export const USAGE_POLICY: Policy = minuteAndDay('usage', 60, 2_000);
+
+/** What a limiter stores a key's counters under: its subject, and the key whose bans apply. */
+function storageOf(key: LimitKey): { subject: string; keyId: string | undefined } {
+  return { subject: limitSubject(key), keyId: key.scope === 'account' ? key.keyId : undefined };
+}
 
 /**
  * Limits per account (`sub`) with bans per key (`jti`); anonymous requests per client IP (IPv6
@@ -35,11 +40,10 @@ export function createRateLimiting(limiter: Limiter, plans: Plans, options: { re
   return {
     ...(warm === undefined ? {} : { warm }),
     checksRevocation: checkRevoked,
-    forIdentity: (identity) => limiter.check({ subject: identity.subject, keyId: identity.keyId, policy: plans.forIdentity(identity), checkRevoked }),
-    peekIdentity: (identity) =>
-      limiter.check({ subject: identity.subject, keyId: identity.keyId, policy: plans.forIdentity(identity), checkRevoked, peek: true }),
+    forIdentity: (identity) => limiter.check({ ...storageOf(accountKey(identity)), policy: plans.forIdentity(identity), checkRevoked }),
+    peekIdentity: (identity) => limiter.check({ ...storageOf(accountKey(identity)), policy: plans.forIdentity(identity), checkRevoked, peek: true }),
     // A subject of its own per key, and no key id: the usage limit neither reads nor makes bans.
-    forUsage: (identity) => limiter.check({ subject: `usage:${identity.keyId}`, keyId: undefined, policy: USAGE_POLICY }),
-    forAnonymous: (clientIp) => limiter.check({ subject: anonymousSubject(clientIp), keyId: undefined, policy: plans.anonymous() }),
+    forUsage: (identity) => limiter.check({ ...storageOf(usageKey(identity)), policy: USAGE_POLICY }),
+    forAnonymous: (clientIp) => limiter.check({ ...storageOf(anonymousKey(clientIp)), policy: plans.anonymous() }),
   };
 }

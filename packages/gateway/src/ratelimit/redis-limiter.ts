@@ -1,5 +1,5 @@
 import { createBatch, redisKeyNames, type RedisClient } from '../redis/index.js';
-import { revokedDecision, type Limiter, type LimitRequest, type Policy, type RateDecision } from './policy.js';
+import { decision, revokedDecision, type Limiter, type LimitRequest, type Policy, type RateDecision } from './policy.js';
 import { createClockOffset } from './redis-clock.js';
 import { RATE_LIMIT_SCRIPT } from './redis-script.js';
 
@@ -119,7 +119,7 @@ export function createRedisLimiter(redis: RedisClient, options: RedisLimiterOpti
           asking.map((i) => (requests[i] as LimitRequest).keyId as string),
         );
         const revoked = new Set(asking.filter((_, j) => found[j] === true));
-        for (const i of revoked) outcomes[i] = { decision: revokedDecision((requests[i] as LimitRequest).policy, Number(clock() || Date.now())) };
+        for (const i of revoked) outcomes[i] = { decision: revokedDecision((requests[i] as LimitRequest).policy, Number(clock() || Date.now()), 'redis') };
         pending = pending.map((members) => members.filter((i) => !revoked.has(i))).filter((members) => members.length > 0);
       }
     }
@@ -166,11 +166,9 @@ function policyFields(policy: Policy): (string | number)[] {
 /** A request's decision from the script's reply, its fields starting at `at`. */
 function decisionOf(policy: Policy, reply: readonly number[], at: number, now: number): RateDecision {
   const outcome = reply[at] as number;
-  if (outcome === 3) return revokedDecision(policy, now);
+  if (outcome === 3) return revokedDecision(policy, now, 'redis');
   const retry = reply[at + 1] as number;
-  return {
-    allowed: outcome === 1,
-    banned: outcome === 2,
+  return decision(outcome === 1 ? 'allowed' : outcome === 2 ? 'banned' : 'limited', 'redis', {
     policy,
     windows: policy.windows.map((window, i) => ({
       name: window.name,
@@ -181,5 +179,5 @@ function decisionOf(policy: Policy, reply: readonly number[], at: number, now: n
     })),
     retryAt: retry === -1 ? undefined : retry === 0 ? undefined : retry,
     now,
-  };
+  });
 }

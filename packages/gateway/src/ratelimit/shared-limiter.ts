@@ -1,7 +1,7 @@
 import { publishRedisDegraded } from '../events/index.js';
 import { createCircuitBreaker } from './circuit-breaker.js';
 import { createMemoryLimiter } from './memory-limiter.js';
-import { heldDecision, revokedDecision, type Limiter, type LimitRequest, type RateDecision } from './policy.js';
+import { fromFallback, heldDecision, revokedDecision, type Limiter, type LimitRequest, type RateDecision } from './policy.js';
 
 /** What to do while Redis fails (down, slower than the command budget, failing over). */
 export type FailurePolicy = 'open' | 'closed' | 'local';
@@ -108,14 +108,14 @@ export function createSharedLimiter(options: SharedLimiterOptions): Limiter {
         // The revocation first, as the authenticator would: an unknown deny-list fails closed
         // (RevocationsUnavailableError) whatever the limit policy.
         if (request.checkRevoked === true && request.keyId !== undefined && options.revocations?.fromCopy(request.keyId) === true) {
-          return { ...revokedDecision(request.policy, at), degraded: true };
+          return revokedDecision(request.policy, at, 'local');
         }
         if (options.onFailure === 'closed') throw new RateLimitUnavailableError(error);
         if (seeding) seedLocal(request, at);
         const view = await local.check(request);
-        return options.onFailure === 'open' ? { ...view, allowed: true, banned: false, retryAt: undefined, degraded: true } : { ...view, degraded: true };
+        return fromFallback(view, options.onFailure);
       }
-      if (decision.revoked === true) {
+      if (decision.revoked) {
         if (request.keyId !== undefined) options.revocations?.remember(request.keyId);
         return decision;
       }

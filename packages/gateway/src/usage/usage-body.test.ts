@@ -6,8 +6,11 @@ import { usageBody } from './usage-body.js';
 const NOW = Date.UTC(2030, 0, 1, 0, 0, 30, 250);
 const identity = { subject: 'acme', keyId: 'k1', plan: 'pro' as const, expiresAt: Date.UTC(2030, 5, 1), limits: undefined };
 const decision = (fields: Partial<RateDecision>): RateDecision => ({
+  kind: 'allowed',
+  source: 'process',
   allowed: true,
   banned: false,
+  revoked: false,
   policy: minuteAndDay('pro', 300, 10_000),
   windows: [
     { name: 'minute', limit: 300, windowMs: 60_000, remaining: 299, resetAt: NOW + 30_500 },
@@ -31,7 +34,7 @@ test('per window: limit, remaining and the reset in Unix seconds; the key expiry
 });
 
 test('a banned key is told until when; a key without expiry says null', () => {
-  const body = usageBody({ ...identity, expiresAt: undefined }, decision({ allowed: false, banned: true, retryAt: NOW + 299_001 }));
+  const body = usageBody({ ...identity, expiresAt: undefined }, decision({ kind: 'banned', allowed: false, banned: true, retryAt: NOW + 299_001 }));
   assert.deepEqual(body.ban, { until: Math.ceil((NOW + 299_001) / 1000) });
   assert.equal(body.keyExpiresAt, null);
 });

@@ -25,7 +25,7 @@ export function usageBody(identity: Identity, decision: RateDecision | undefined
         { limit: window.limit, remaining: window.remaining, resetAt: epochSeconds(Math.max(window.resetAt, decision?.now ?? 0)) },
       ]),
     ),
-    ban: decision?.banned === true && decision.retryAt !== undefined ? { until: epochSeconds(decision.retryAt) } : null,
+    ban: decision?.kind === 'banned' && decision.retryAt !== undefined ? { until: epochSeconds(decision.retryAt) } : null,
     keyExpiresAt: identity.expiresAt === undefined ? null : Math.floor(identity.expiresAt / 1000),
   };
 }

@@ -1,5 +1,5 @@
 import type { AuthConfig } from '../config/index.js';
-import { createAuthenticator, type Authenticate } from '../auth/authenticator.js';
+import { createAuthenticator, type Authenticator } from '../auth/authenticator.js';
 import type { JSONWebKeySet, VerifyOptions } from '../auth/key-crypto.js';
 import { createFileKeyVerifier, createFixedKeyVerifier } from '../auth/key-verifier.js';
 import { anyOfRevocations, createFileRevocations, type RevocationList } from '../auth/revocations.js';
@@ -14,7 +14,7 @@ export interface AuthenticationDeps {
 }
 
 /** The authenticator the configuration describes, or `undefined` with AUTH=off. */
-export function createAuthentication(config: AuthConfig, deps: AuthenticationDeps): { authenticate: Authenticate; close(): void } | undefined {
+export function createAuthentication(config: AuthConfig, deps: AuthenticationDeps): { authenticate: Authenticator; close(): void } | undefined {
   if (config.mode === 'off') return undefined;
   const options: VerifyOptions = {
     issuer: config.issuer,

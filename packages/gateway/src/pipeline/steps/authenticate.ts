@@ -1,72 +1,79 @@
-import type { Authenticate, AuthOutcome } from '../../auth/index.js';
+import type { Authenticator, AuthOutcome } from '../../auth/index.js';
 import type { AuthOutcomeEvent } from '../../events/index.js';
-import type { FailurePolicy, RateDecision, RateLimiting } from '../../ratelimit/index.js';
-import { refuse, type Answer } from '../answer.js';
+import type { RateLimiting } from '../../ratelimit/index.js';
+import type { Answer } from '../answer.js';
+import { AUTH_UNAVAILABLE, unauthorized } from '../auth-answers.js';
 import type { Exchange, Step } from '../exchange.js';
-import { applyLimit } from '../limit-decision.js';
-import { pendingAuth, settleAuth, type KeyGuard } from './key-guard.js';
+import { applyDecision } from '../limit-decision.js';
+import { settleAuth, type KeyGuard } from './key-guard.js';
 
 /**
  * Authentication: a request that is no operation gets its 404 or 405 here, past the key guard
  * (`key-guard.ts`); an operation that requires a key gets its `Authorization` checked under the
  * guard (401 for anything but a valid, unrevoked key; 503 when keys cannot be checked). Absent
- * `authenticate` (AUTH=off), every operation passes without identity.
+ * `authenticator` (AUTH=off), every operation passes without identity.
  */
-export function createAuthenticationStep(
-  authenticate: Authenticate | undefined,
-  rateLimiting: RateLimiting | undefined,
-  guard: KeyGuard,
-  onRedisFailure: FailurePolicy | 'off',
-): Step {
+export function createAuthenticationStep(authenticator: Authenticator | undefined, rateLimiting: RateLimiting | undefined, guard: KeyGuard): Step {
   async function missed(x: Exchange): Promise<Answer | undefined> {
     return (await guard.chargeAnonymous(x)) ?? x.miss;
   }
   // Synchronous where there is nothing to wait for: no key to check, no limit to charge.
   return function authentication(x) {
     if (x.operation === undefined) return rateLimiting === undefined ? x.miss : missed(x);
-    if (authenticate === undefined || !x.operation.requiresAuth) return undefined;
-    return check(x, authenticate);
+    if (authenticator === undefined || !x.operation.requiresAuth) return undefined;
+    return check(x, authenticator);
   };
 
-  async function check(x: Exchange, authenticate: Authenticate): Promise<Answer | undefined> {
-    const ip = (x.client as NonNullable<Exchange['client']>).ip;
-    let refusal: RateDecision | undefined;
-    const mayVerify = rateLimiting === undefined ? undefined : () => (refusal = guard.refusalOf(ip)) === undefined;
+  /**
+   * The header read, the cache asked; a key it does not know is verified only while the client's
+   * address is not refused under its anonymous limit (or within the guard's few checks a second):
+   * key guessing costs the guesser, not the gateway's CPU.
+   */
+  async function check(x: Exchange, authenticator: Authenticator): Promise<Answer | undefined> {
     const startedAt = performance.now();
-    const auth = await authenticate(x.req.headers.authorization, mayVerify);
-    const verified = auth.kind === 'authenticated' ? auth.verified : auth.kind === 'unavailable' || (auth.kind === 'rejected' && auth.tokenSent);
-    const timing = { verified, startedAt, durationMs: performance.now() - startedAt };
-    if (auth.kind === 'authenticated' && rateLimiting?.checksRevocation === true) pendingAuth.set(x, timing);
-    else settleAuth(x, outcomeOf(auth), timing);
-
-    if (auth.kind === 'throttled') {
-      x.record.authFailure = 'not verified: the client is over its anonymous limit';
-      // A remembered refusal always refuses; the fallback only keeps the types honest.
-      const verdict = await applyLimit(x, async () => refusal as RateDecision, onRedisFailure, 'anonymous');
-      return verdict.kind === 'refused' ? verdict.answer : refuse('rate_limited');
+    const bearer = authenticator.read(x.req.headers.authorization);
+    if (bearer.kind !== 'token') return refused(x, bearer, startedAt);
+    const known = authenticator.known(bearer.token);
+    let outcome: AuthOutcome;
+    if (known.identity !== undefined) {
+      outcome = await authenticator.revoked(known.identity, false);
+    } else {
+      const refusal = rateLimiting === undefined ? undefined : guard.refusalOf((x.client as NonNullable<Exchange['client']>).ip);
+      if (refusal !== undefined) {
+        settleAuth(x, 'throttled', { verified: false, startedAt, durationMs: performance.now() - startedAt });
+        x.record.authFailure = 'not verified: the client is over its anonymous limit';
+        const verdict = applyDecision(x, refusal, startedAt);
+        // A remembered refusal is a refusal: the guard never remembers anything else.
+        if (verdict.kind === 'refused') return verdict.answer;
+      }
+      outcome = await authenticator.verify(bearer.token, known);
+      if (outcome.kind === 'authenticated') outcome = await authenticator.revoked(outcome.identity, true);
     }
-    if (auth.kind !== 'authenticated') {
-      const refused = await guard.chargeAnonymous(x);
-      if (refused !== undefined) return refused;
-    }
-    if (auth.kind === 'unavailable') {
-      x.record.authFailure = auth.reason;
-      return refuse('auth_unavailable', undefined, { 'retry-after': '1' });
-    }
-    if (auth.kind === 'rejected') {
-      x.record.authFailure = auth.reason;
-      if (auth.keyId !== undefined) x.record.keyId = auth.keyId;
-      return refuse('unauthorized', undefined, { 'www-authenticate': auth.tokenSent ? 'Bearer error="invalid_token"' : 'Bearer' });
-    }
-    x.identity = auth.identity;
-    x.record.keyId = auth.identity.keyId;
-    x.record.subject = auth.identity.subject;
+    if (outcome.kind !== 'authenticated') return refused(x, outcome, startedAt);
+    const timing = { verified: outcome.verified, startedAt, durationMs: performance.now() - startedAt };
+    // With limits in Redis, the deny-list is asked in the limit's round trip, which tells the outcome.
+    if (rateLimiting?.checksRevocation === true) x.pendingAuth = timing;
+    else settleAuth(x, 'authenticated', timing);
+    x.identity = outcome.identity;
+    x.record.keyId = outcome.identity.keyId;
+    x.record.subject = outcome.identity.subject;
     return undefined;
+  }
+
+  /** A key that cannot pass: its address's anonymous limit is charged (its 429 first), then 401 or 503. */
+  async function refused(x: Exchange, outcome: Exclude<AuthOutcome, { kind: 'authenticated' }>, startedAt: number): Promise<Answer> {
+    const verified = outcome.kind === 'unavailable' || outcome.tokenSent;
+    settleAuth(x, outcomeOf(outcome), { verified, startedAt, durationMs: performance.now() - startedAt });
+    const charged = await guard.chargeAnonymous(x);
+    if (charged !== undefined) return charged;
+    x.record.authFailure = outcome.reason;
+    if (outcome.kind === 'rejected' && outcome.keyId !== undefined) x.record.keyId = outcome.keyId;
+    return outcome.kind === 'unavailable' ? AUTH_UNAVAILABLE : unauthorized(outcome.tokenSent);
   }
 }
 
-function outcomeOf(auth: AuthOutcome): AuthOutcomeEvent['outcome'] {
-  if (auth.kind !== 'rejected') return auth.kind;
+function outcomeOf(auth: Exclude<AuthOutcome, { kind: 'authenticated' }>): AuthOutcomeEvent['outcome'] {
+  if (auth.kind === 'unavailable') return 'unavailable';
   if (!auth.tokenSent) return 'missing';
   return auth.reason === 'revoked' ? 'revoked' : 'rejected';
 }

@@ -1,6 +1,7 @@
 import { publishAuthOutcome, type AuthOutcomeEvent } from '../../events/index.js';
-import { anonymousSubject, heldDecision, type FailurePolicy, type RateDecision, type RateLimiting } from '../../ratelimit/index.js';
-import { refuse, type Answer } from '../answer.js';
+import { anonymousKey, heldDecision, limitSubject, type RateDecision, type RateLimiting } from '../../ratelimit/index.js';
+import type { Answer } from '../answer.js';
+import { unauthorized } from '../auth-answers.js';
 import type { Exchange } from '../exchange.js';
 import { applyLimit } from '../limit-decision.js';
 
@@ -16,7 +17,7 @@ const MAX_REMEMBERED = 100_000;
  * gateway's CPU, and new valid keys from a shared address still pass.
  */
 export interface KeyGuard {
-  /** The address's anonymous decision, charged; a refusal is remembered for `mayVerify`. */
+  /** The address's anonymous decision, charged; a refusal is remembered for `refusalOf`. */
   decideAnonymous(ip: string): Promise<RateDecision>;
   /** Charges the address's anonymous limit: an answer when it refuses. */
   chargeAnonymous(x: Exchange): Promise<Answer | undefined>;
@@ -27,6 +28,8 @@ export interface KeyGuard {
   refusalOf(ip: string): RateDecision | undefined;
   /** The verified key's own limit; a key found revoked there is answered as any refused key. */
   limitKey(x: Exchange): Promise<Answer | undefined>;
+  /** A key found revoked after it was verified: 401, or the address's 429 when that refuses first. */
+  answerRevoked(x: Exchange): Promise<Answer>;
 }
 
 interface Refusal {
@@ -39,22 +42,19 @@ interface Refusal {
   checksSince: number;
 }
 
-export interface AuthTiming {
-  readonly verified: boolean;
-  readonly startedAt: number;
-  readonly durationMs: number;
-}
-/** Verifications whose outcome the limit's round trip settles (the Redis deny-list is asked there). */
-export const pendingAuth = new WeakMap<Exchange, AuthTiming>();
-export const settleAuth = (x: Exchange, outcome: AuthOutcomeEvent['outcome'], timing: AuthTiming) =>
+/** Publishes the outcome of the request's key check, once it is known (see `Exchange.pendingAuth`). */
+export function settleAuth(x: Exchange, outcome: AuthOutcomeEvent['outcome'], timing = x.pendingAuth): void {
+  if (timing === undefined) return;
+  x.pendingAuth = undefined;
   publishAuthOutcome({ request: x.record, outcome, ...timing });
+}
 
-export function createKeyGuard(rateLimiting: RateLimiting | undefined, onRedisFailure: FailurePolicy | 'off', now: () => number): KeyGuard {
+export function createKeyGuard(rateLimiting: RateLimiting | undefined, now: () => number): KeyGuard {
   const refusals = new Map<string, Refusal>();
 
   async function decideAnonymous(ip: string): Promise<RateDecision> {
     const decision = await (rateLimiting as RateLimiting).forAnonymous(ip);
-    const subject = anonymousSubject(ip);
+    const subject = limitSubject(anonymousKey(ip));
     if (decision.allowed || decision.retryAt === undefined) {
       refusals.delete(subject);
       return decision;
@@ -75,12 +75,12 @@ export function createKeyGuard(rateLimiting: RateLimiting | undefined, onRedisFa
   async function chargeAnonymous(x: Exchange): Promise<Answer | undefined> {
     if (rateLimiting === undefined) return undefined;
     const ip = (x.client as NonNullable<Exchange['client']>).ip;
-    const verdict = await applyLimit(x, () => decideAnonymous(ip), onRedisFailure, 'anonymous');
+    const verdict = await applyLimit(x, () => decideAnonymous(ip), 'anonymous');
     return verdict.kind === 'refused' ? verdict.answer : undefined;
   }
 
   function refusalOf(ip: string): RateDecision | undefined {
-    const subject = anonymousSubject(ip);
+    const subject = limitSubject(anonymousKey(ip));
     const refusal = refusals.get(subject);
     if (refusal === undefined) return undefined;
     const at = now();
@@ -100,26 +100,29 @@ export function createKeyGuard(rateLimiting: RateLimiting | undefined, onRedisFa
     return heldDecision(refusal.decision, refusal.cachedAt, at);
   }
 
+  async function answerRevoked(x: Exchange): Promise<Answer> {
+    x.record.authFailure = 'revoked';
+    return (await chargeAnonymous(x)) ?? unauthorized(true);
+  }
+
   return {
     decideAnonymous,
     chargeAnonymous,
     refusalOf,
+    answerRevoked,
     async limitKey(x) {
       const identity = x.identity;
       if (rateLimiting === undefined || identity === undefined) return undefined;
-      const timing = pendingAuth.get(x);
       let verdict;
       try {
-        verdict = await applyLimit(x, () => rateLimiting.forIdentity(identity), onRedisFailure, identity.plan);
+        verdict = await applyLimit(x, () => rateLimiting.forIdentity(identity), identity.plan);
       } catch (failure) {
-        if (timing !== undefined) settleAuth(x, 'authenticated', timing);
+        settleAuth(x, 'authenticated');
         throw failure;
       }
-      if (timing !== undefined) settleAuth(x, verdict.kind === 'revoked' ? 'revoked' : 'authenticated', timing);
+      settleAuth(x, verdict.kind === 'revoked' ? 'revoked' : 'authenticated');
       if (verdict.kind === 'refused') return verdict.answer;
-      if (verdict.kind === 'admitted') return undefined;
-      x.record.authFailure = 'revoked';
-      return (await chargeAnonymous(x)) ?? refuse('unauthorized', undefined, { 'www-authenticate': 'Bearer error="invalid_token"' });
+      return verdict.kind === 'admitted' ? undefined : answerRevoked(x);
     },
   };
 }

@@ -1,10 +1,11 @@
 import { RevocationsUnavailableError } from '../../auth/index.js';
-import { rateLimitHeaders, RateLimitUnavailableError, type FailurePolicy, type RateDecision, type RateLimiting } from '../../ratelimit/index.js';
+import { rateLimitHeaders, RateLimitUnavailableError, type RateDecision, type RateLimiting } from '../../ratelimit/index.js';
 import { usageBody } from '../../usage/index.js';
 import { refuse, type Answer } from '../answer.js';
-import type { Step } from '../exchange.js';
+import { AUTH_UNAVAILABLE } from '../auth-answers.js';
+import type { Exchange, Step } from '../exchange.js';
 import { applyLimit } from '../limit-decision.js';
-import { pendingAuth, settleAuth, type KeyGuard } from './key-guard.js';
+import { settleAuth, type KeyGuard } from './key-guard.js';
 
 /**
  * `GET /v1/usage`, answered here for the verified key: first the endpoint's own small limit (its
@@ -12,40 +13,31 @@ import { pendingAuth, settleAuth, type KeyGuard } from './key-guard.js';
  * requests, which charges nothing. Its rate-limit headers are the plan's, uncharged (no
  * Retry-After: the answer itself is no refusal, and a ban is in the body).
  */
-/** The verification's outcome, once the peek's round trip (which asks the Redis deny-list) told it. */
-function settleVerification(x: Parameters<Step>[0], revoked: boolean): void {
-  const timing = pendingAuth.get(x);
-  if (timing !== undefined) settleAuth(x, revoked ? 'revoked' : 'authenticated', timing);
-}
-
-export function createUsageStep(rateLimiting: RateLimiting | undefined, guard: KeyGuard, onRedisFailure: FailurePolicy | 'off'): Step {
+export function createUsageStep(rateLimiting: RateLimiting | undefined, guard: KeyGuard): Step {
   return function usage(x) {
     return x.operation?.answeredBy === 'gateway' ? answer(x) : undefined;
   };
 
-  async function answer(x: Parameters<Step>[0]): Promise<Answer> {
+  async function answer(x: Exchange): Promise<Answer> {
     const identity = x.identity;
     if (identity === undefined) return refuse('not_found', 'GET /v1/usage reports on an API key, and this gateway checks none (AUTH=off).');
     if (rateLimiting === undefined) return { kind: 'json', status: 200, body: usageBody(identity, undefined), outcome: 'usage' };
-    const verdict = await applyLimit(x, () => rateLimiting.forUsage(identity), onRedisFailure, 'usage');
+    const verdict = await applyLimit(x, () => rateLimiting.forUsage(identity), 'usage');
     if (verdict.kind !== 'admitted') {
-      settleVerification(x, false);
+      // The usage limit asks no deny-list: the key's outcome is the one its verification had.
+      settleAuth(x, 'authenticated');
       return verdict.kind === 'refused' ? verdict.answer : refuse('unauthorized');
     }
     let peek: RateDecision;
     try {
       peek = await rateLimiting.peekIdentity(identity);
     } catch (failure) {
-      if (failure instanceof RevocationsUnavailableError) return refuse('auth_unavailable', undefined, { 'retry-after': '1' });
+      if (failure instanceof RevocationsUnavailableError) return AUTH_UNAVAILABLE;
       if (failure instanceof RateLimitUnavailableError) return refuse('rate_limit_unavailable', undefined, { 'retry-after': '1' });
       throw failure;
     }
-    if (peek.revoked === true) {
-      x.record.authFailure = 'revoked';
-      settleVerification(x, true);
-      return (await guard.chargeAnonymous(x)) ?? refuse('unauthorized', undefined, { 'www-authenticate': 'Bearer error="invalid_token"' });
-    }
-    settleVerification(x, false);
+    settleAuth(x, peek.revoked ? 'revoked' : 'authenticated');
+    if (peek.revoked) return guard.answerRevoked(x);
     const { 'retry-after': _notARefusal, ...headers } = rateLimitHeaders(peek);
     Object.assign(x.headers, headers);
     return { kind: 'json', status: 200, body: usageBody(identity, peek), outcome: 'usage' };
