@@ -123,5 +123,5 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps): Server 
       );
     else end(x, answer);
   }
-  return createListener(config, onRequest, { matchRoute, decideAnonymous: rateLimiting === undefined ? undefined : guard.decideAnonymous, docUrl, source });
+  return createListener(config, onRequest, { matchRoute, decideAnonymous: guard.decideAnonymous, docUrl, source });
 }

@@ -44,6 +44,12 @@ export interface AuthTiming {
   readonly durationMs: number;
 }
 
+/** Who sent the request, as routing learnt it: every step that asks comes after routing. */
+export function clientOf(x: Exchange): ClientView {
+  if (x.client === undefined) throw new Error('the client is known from the routing step on');
+  return x.client;
+}
+
 /** A named step of the request path: an answer ends the request there; nothing lets it go on. */
 export type Step = (x: Exchange) => Answer | undefined | Promise<Answer | undefined>;
 

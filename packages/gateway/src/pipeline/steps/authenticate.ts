@@ -3,7 +3,7 @@ import type { AuthOutcomeEvent } from '../../events/index.js';
 import type { RateLimiting } from '../../ratelimit/index.js';
 import type { Answer } from '../answer.js';
 import { AUTH_UNAVAILABLE, unauthorized } from '../auth-answers.js';
-import type { Exchange, Step } from '../exchange.js';
+import { clientOf, type Exchange, type Step } from '../exchange.js';
 import { applyDecision } from '../limit-decision.js';
 import { settleAuth, type KeyGuard } from './key-guard.js';
 
@@ -38,7 +38,7 @@ export function createAuthenticationStep(authenticator: Authenticator | undefine
     if (known.identity !== undefined) {
       outcome = await authenticator.revoked(known.identity, false);
     } else {
-      const refusal = rateLimiting === undefined ? undefined : guard.refusalOf((x.client as NonNullable<Exchange['client']>).ip);
+      const refusal = rateLimiting === undefined ? undefined : guard.refusalOf(clientOf(x).ip);
       if (refusal !== undefined) {
         settleAuth(x, 'throttled', { verified: false, startedAt, durationMs: performance.now() - startedAt });
         x.record.authFailure = 'not verified: the client is over its anonymous limit';

@@ -2,7 +2,7 @@ import { publishUpstreamCall, publishUpstreamStart } from '../../events/index.js
 import { upstreamHeaders } from '../../http/upstream-headers.js';
 import type { Upstream } from '../../proxy/index.js';
 import { refuse, type Answer } from '../answer.js';
-import type { Exchange } from '../exchange.js';
+import { clientOf, type Exchange } from '../exchange.js';
 
 export interface ForwardSettings {
   readonly target: URL;
@@ -23,14 +23,7 @@ export function createForwardStep(upstream: Upstream, settings: ForwardSettings)
     const base = settings.basePath;
     const operation = x.operation;
     const path = base === undefined || operation === undefined ? x.url : rebase(x.url, operation.basePath, base);
-    const headers = upstreamHeaders(
-      x.req.headers,
-      x.client as NonNullable<Exchange['client']>,
-      x.record.id,
-      x.body?.length,
-      x.identity,
-      settings.forwardAuthorization,
-    );
+    const headers = upstreamHeaders(x.req.headers, clientOf(x), x.record.id, x.body?.length, x.identity, settings.forwardAuthorization);
     publishUpstreamStart({ request: x.record, headers });
     const startedAt = performance.now();
     const outcome = await upstream.forward({ req: x.req, res: x.res, path, headers, body: x.body, responseHeaders: x.headers });

@@ -2,7 +2,7 @@ import { publishAuthOutcome, type AuthOutcomeEvent } from '../../events/index.js
 import { anonymousKey, heldDecision, limitSubject, type RateDecision, type RateLimiting } from '../../ratelimit/index.js';
 import type { Answer } from '../answer.js';
 import { unauthorized } from '../auth-answers.js';
-import type { Exchange } from '../exchange.js';
+import { clientOf, type Exchange } from '../exchange.js';
 import { applyLimit } from '../limit-decision.js';
 
 /** Signature checks a second for an address refused under the anonymous limit. */
@@ -17,8 +17,8 @@ const MAX_REMEMBERED = 100_000;
  * gateway's CPU, and new valid keys from a shared address still pass.
  */
 export interface KeyGuard {
-  /** The address's anonymous decision, charged; a refusal is remembered for `refusalOf`. */
-  decideAnonymous(ip: string): Promise<RateDecision>;
+  /** The address's anonymous decision, charged; a refusal is remembered for `refusalOf`. Absent with RATE_LIMITS=off. */
+  readonly decideAnonymous: ((ip: string) => Promise<RateDecision>) | undefined;
   /** Charges the address's anonymous limit: an answer when it refuses. */
   chargeAnonymous(x: Exchange): Promise<Answer | undefined>;
   /**
@@ -52,8 +52,8 @@ export function settleAuth(x: Exchange, outcome: AuthOutcomeEvent['outcome'], ti
 export function createKeyGuard(rateLimiting: RateLimiting | undefined, now: () => number): KeyGuard {
   const refusals = new Map<string, Refusal>();
 
-  async function decideAnonymous(ip: string): Promise<RateDecision> {
-    const decision = await (rateLimiting as RateLimiting).forAnonymous(ip);
+  async function decideAnonymous(limits: RateLimiting, ip: string): Promise<RateDecision> {
+    const decision = await limits.forAnonymous(ip);
     const subject = limitSubject(anonymousKey(ip));
     if (decision.allowed || decision.retryAt === undefined) {
       refusals.delete(subject);
@@ -74,8 +74,8 @@ export function createKeyGuard(rateLimiting: RateLimiting | undefined, now: () =
 
   async function chargeAnonymous(x: Exchange): Promise<Answer | undefined> {
     if (rateLimiting === undefined) return undefined;
-    const ip = (x.client as NonNullable<Exchange['client']>).ip;
-    const verdict = await applyLimit(x, () => decideAnonymous(ip), 'anonymous');
+    const { ip } = clientOf(x);
+    const verdict = await applyLimit(x, () => decideAnonymous(rateLimiting, ip), 'anonymous');
     return verdict.kind === 'refused' ? verdict.answer : undefined;
   }
 
@@ -106,7 +106,7 @@ export function createKeyGuard(rateLimiting: RateLimiting | undefined, now: () =
   }
 
   return {
-    decideAnonymous,
+    decideAnonymous: rateLimiting === undefined ? undefined : (ip) => decideAnonymous(rateLimiting, ip),
     chargeAnonymous,
     refusalOf,
     answerRevoked,
