@@ -1,24 +1,27 @@
+import { parseEnv, type Env } from '@animal-store/http-kit';
 import { z } from 'zod';
+import { AUTH } from './auth-env.js';
+import { REDIS } from './redis-env.js';
 
-/** The environment of the `keys` CLI (read once, like the gateway's). */
+/**
+ * The environment of the `keys` CLI (read once, like the gateway's). Its issuer, audience and
+ * Redis settings are the gateway's own declarations, so that the two cannot drift apart.
+ */
 const CliEnv = z.object({
   KEYS_DIR: z.string().min(1).default('keys'),
-  KEY_ISSUER: z.string().min(1).default('animal-store'),
-  KEY_AUDIENCE: z.string().min(1).default('animal-store-production'),
-  REDIS_URL: z.url({ protocol: /^rediss?$/ }).optional(),
-  REDIS_CLUSTER: z.stringbool().default(false),
-  REDIS_PREFIX: z
-    .string()
-    .regex(/^[A-Za-z0-9:_{}-]{1,64}$/)
-    .default('gw'),
+  KEY_ISSUER: AUTH.shape.KEY_ISSUER,
+  KEY_AUDIENCE: AUTH.shape.KEY_AUDIENCE,
+  REDIS_URL: REDIS.shape.REDIS_URL,
+  REDIS_CLUSTER: REDIS.shape.REDIS_CLUSTER,
+  REDIS_PREFIX: REDIS.shape.REDIS_PREFIX,
 });
-export type CliEnv = z.infer<typeof CliEnv>;
+export type CliEnv = z.output<typeof CliEnv>;
 
-export function loadCliEnv(env: Readonly<Record<string, string | undefined>>): { ok: true; env: CliEnv } | { ok: false; problems: string[] } {
-  const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== ''));
-  const parsed = CliEnv.safeParse(present);
-  if (!parsed.success) return { ok: false, problems: parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`) };
-  return { ok: true, env: parsed.data };
+/** Parses the CLI's environment: the values, or every problem, one line each. */
+export function loadCliEnv(env: Env): { ok: true; env: CliEnv } | { ok: false; problems: string[] } {
+  const result = parseEnv(CliEnv, env);
+  return result.ok ? { ok: true, env: result.value } : result;
 }
 
+/** The CLI's own environment, read from `process.env` when a command runs. */
 export const CLI_ENV = { load: () => loadCliEnv(process.env) };

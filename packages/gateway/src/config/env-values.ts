@@ -1,10 +1,24 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
 
-/* The kinds of value the gateway's settings take, parsed and checked (used by `env-schema.ts`). */
+/* The kinds of value the gateway's settings take, parsed and checked (used by the sections, `*-env.ts`). */
 
-export const port = z.coerce.number().int().min(0).max(65535);
-export const ms = z.coerce.number().int().min(1);
+/** A whole number from `min` (to `max`, when given). */
+export function int(min: number, max?: number) {
+  const atLeast = z.coerce.number().int().min(min);
+  return max === undefined ? atLeast : atLeast.max(max);
+}
+
+/** A TCP port; `0` picks a free one. */
+export const port = int(0, 65535);
+/** A duration in milliseconds, at least 1. */
+export const ms = int(1);
+/** An `http://` or `https://` URL. */
+export const httpUrl = z.url({ protocol: /^https?$/ });
+/** A `redis://` or `rediss://` URL. */
+export const redisUrl = z.url({ protocol: /^rediss?$/ });
+/** A Redis key prefix, which may hold a cluster hash tag (`{gw}`). */
+export const redisPrefix = z.string().regex(/^[A-Za-z0-9:_{}-]{1,64}$/);
 
 /** A comma-separated list of IPs and CIDRs (`10.0.0.0/8, ::1`); empty trusts no proxy. */
 export const cidrList = z.string().transform((value, ctx) => {

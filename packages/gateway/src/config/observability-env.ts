@@ -1,10 +1,6 @@
+import { settings } from '@animal-store/http-kit';
 import { z } from 'zod';
-import type { MetricsOptions } from '../observability/metrics-server.js';
-import type { TracingOptions } from '../observability/tracing.js';
-import { port } from './env-values.js';
-
-export type MetricsConfig = MetricsOptions;
-export type TracingConfig = TracingOptions;
+import { int, port } from './env-values.js';
 
 const SAMPLERS = ['always_on', 'always_off', 'traceidratio', 'parentbased_always_on', 'parentbased_always_off', 'parentbased_traceidratio'] as const;
 
@@ -25,39 +21,44 @@ const headerList = z.string().transform((value, ctx) => {
   return headers;
 });
 
-/** The metrics listener and the standard OpenTelemetry variables the gateway reads. */
-export const ObservabilityEnv = {
-  METRICS_PORT: port.optional(),
-  METRICS_HOST: z.string().min(1).default('127.0.0.1'),
-  OTEL_TRACES_EXPORTER: z.enum(['otlp', 'none']).default('otlp'),
-  OTEL_EXPORTER_OTLP_ENDPOINT: z.url({ protocol: /^https?$/ }).optional(),
-  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z.url({ protocol: /^https?$/ }).optional(),
-  OTEL_EXPORTER_OTLP_HEADERS: headerList.default({}),
-  OTEL_EXPORTER_OTLP_TRACES_HEADERS: headerList.default({}),
-  OTEL_SERVICE_NAME: z.string().min(1).default('animal-store-gateway'),
-  OTEL_TRACES_SAMPLER: z.enum(SAMPLERS).default('parentbased_always_on'),
-  OTEL_TRACES_SAMPLER_ARG: z.coerce.number().min(0).max(1).default(1),
-  OTEL_BSP_SCHEDULE_DELAY: z.coerce.number().int().min(1).default(5000),
-};
+/** The admin listener of `/metrics`: the config's `metrics`, with METRICS_PORT. */
+export const METRICS = settings({
+  port: ['METRICS_PORT', port.optional()],
+  host: ['METRICS_HOST', z.string().min(1).default('127.0.0.1')],
+});
 
-const ObservabilitySchema = z.object(ObservabilityEnv);
-type Env = z.infer<typeof ObservabilitySchema>;
+/**
+ * The standard OpenTelemetry variables, read here rather than left to the SDK, which would read
+ * some of them itself: each needs checking first. An invalid value must stop the start (the
+ * SDK would warn and carry on), the gateway traces only when an endpoint is set (the SDK would
+ * default to localhost), its service name is the gateway's, and tests pass them in an env object,
+ * not in `process.env`. The config's `tracing`, as read, except for the first five fields.
+ */
+export const TRACING = settings({
+  exporter: ['OTEL_TRACES_EXPORTER', z.enum(['otlp', 'none']).default('otlp')],
+  endpoint: ['OTEL_EXPORTER_OTLP_ENDPOINT', z.url({ protocol: /^https?$/ }).optional()],
+  tracesEndpoint: ['OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', z.url({ protocol: /^https?$/ }).optional()],
+  commonHeaders: ['OTEL_EXPORTER_OTLP_HEADERS', headerList.default({})],
+  tracesHeaders: ['OTEL_EXPORTER_OTLP_TRACES_HEADERS', headerList.default({})],
+  serviceName: ['OTEL_SERVICE_NAME', z.string().min(1).default('animal-store-gateway')],
+  sampler: ['OTEL_TRACES_SAMPLER', z.enum(SAMPLERS).default('parentbased_always_on')],
+  /** The ratio of the `traceidratio` samplers. */
+  ratio: ['OTEL_TRACES_SAMPLER_ARG', z.coerce.number().min(0).max(1).default(1)],
+  exportDelayMs: ['OTEL_BSP_SCHEDULE_DELAY', int(1).default(5000)],
+});
+
+/** The observability section's variables. */
+export const OBSERVABILITY_ENV = { ...METRICS.shape, ...TRACING.shape };
 
 /** Metrics only with `METRICS_PORT`; traces only when an OTLP endpoint is set (and the exporter is not `none`). */
-export function observabilityConfig(e: Env): { readonly metrics: MetricsConfig | undefined; readonly tracing: TracingConfig | undefined } {
-  const metrics = e.METRICS_PORT === undefined ? undefined : Object.freeze({ host: e.METRICS_HOST, port: e.METRICS_PORT });
-  const base = e.OTEL_EXPORTER_OTLP_ENDPOINT;
-  const url = e.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? (base === undefined ? undefined : `${base.replace(/\/+$/, '')}/v1/traces`);
-  const tracing =
-    url === undefined || e.OTEL_TRACES_EXPORTER === 'none'
-      ? undefined
-      : Object.freeze({
-          url,
-          headers: { ...e.OTEL_EXPORTER_OTLP_HEADERS, ...e.OTEL_EXPORTER_OTLP_TRACES_HEADERS },
-          serviceName: e.OTEL_SERVICE_NAME,
-          sampler: e.OTEL_TRACES_SAMPLER,
-          ratio: e.OTEL_TRACES_SAMPLER_ARG,
-          exportDelayMs: e.OTEL_BSP_SCHEDULE_DELAY,
-        });
-  return { metrics, tracing };
+export function observabilityConfig(env: Readonly<Record<string, unknown>>) {
+  const { port: metricsPort, ...metrics } = METRICS.read(env);
+  const { exporter, endpoint, tracesEndpoint, commonHeaders, tracesHeaders, ...tracing } = TRACING.read(env);
+  const url = tracesEndpoint ?? (endpoint === undefined ? undefined : `${endpoint.replace(/\/+$/, '')}/v1/traces`);
+  return {
+    /** `undefined`: no metrics. */
+    metrics: metricsPort === undefined ? undefined : { ...metrics, port: metricsPort },
+    /** OTLP trace export; `undefined`: no traces. */
+    tracing: url === undefined || exporter === 'none' ? undefined : { url, headers: { ...commonHeaders, ...tracesHeaders }, ...tracing },
+  };
 }

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { problemLines } from '@animal-store/http-kit';
 import type { z } from 'zod';
 
 /**
@@ -15,8 +16,7 @@ export function readJsonFile<T extends z.ZodType>(file: string, schema: T, setti
   }
   const parsed = schema.safeParse(json);
   if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
-    throw new Error(`${setting} ${file} ${invalid}:\n  - ${problems.join('\n  - ')}`);
+    throw new Error(`${setting} ${file} ${invalid}:\n  - ${problemLines(parsed.error).join('\n  - ')}`);
   }
   return parsed.data;
 }

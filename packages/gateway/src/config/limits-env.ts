@@ -1,0 +1,27 @@
+import { fileURLToPath } from 'node:url';
+import { settings } from '@animal-store/http-kit';
+import { z } from 'zod';
+import type { ResolveFile } from './file-paths.js';
+import { int } from './env-values.js';
+
+/**
+ * The plans shipped with the gateway (the interface's limits); operators point PLANS_FILE elsewhere.
+ * In a directory of its own so that docker compose can mount it: a file is replaced by a rename
+ * when edited, which a single-file mount would never show.
+ */
+const DEFAULT_PLANS_FILE = fileURLToPath(new URL('../../plans/plans.json', import.meta.url));
+
+/** Rate limits: with RATE_LIMITS=on, every field goes to the config's `rateLimits`. */
+export const LIMITS = settings({
+  mode: ['RATE_LIMITS', z.enum(['on', 'off']).default('on')],
+  plansFile: ['PLANS_FILE', z.string().min(1).default(DEFAULT_PLANS_FILE)],
+  onRedisFailure: ['RATE_LIMIT_ON_REDIS_FAILURE', z.enum(['open', 'closed', 'local']).default('local')],
+  localShare: ['RATE_LIMIT_LOCAL_SHARE', z.coerce.number().gt(0).max(1).default(0.5)],
+  denyCacheMs: ['RATE_LIMIT_DENY_CACHE_MS', int(0, 60_000).default(1000)],
+});
+
+/** The limits slice (`rateLimits`): `{ mode: 'off' }`, or the settings with the plans file resolved. */
+export function limitsConfig(env: Readonly<Record<string, unknown>>, file: ResolveFile) {
+  const { mode, plansFile, ...limits } = LIMITS.read(env);
+  return mode === 'off' ? ({ mode } as const) : ({ mode, ...limits, plansFile: file(plansFile) } as const);
+}
