@@ -6,15 +6,15 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { commandSkipReason, freePort, redisSkipReason, startRedis, temporaryDir, type RedisServer } from '@animal-store/testkit';
-import { createTestKeyring } from '../packages/gateway/test/keys-fixture.js';
 import {
+  createTestKeyring,
   PROXY_TEST_PATHS,
+  type RecordingUpstream,
+  type RunningGateway,
   startGateway,
   startRecordingUpstream,
   writeDocument,
-  type RecordingUpstream,
-  type RunningGateway,
-} from '../packages/gateway/test/helpers.js';
+} from '@animal-store/gateway/testing';
 
 const DASHBOARD = new URL('../packages/gateway/observability/grafana-dashboard.json', import.meta.url);
 

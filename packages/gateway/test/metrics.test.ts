@@ -3,8 +3,16 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { loadConfig } from '../src/config/index.js';
-import { createTestKeyring } from './keys-fixture.js';
-import { PROXY_TEST_PATHS, startGateway, startRecordingUpstream, temporaryDir, writeDocument, type RecordingUpstream, type RunningGateway } from './helpers.js';
+import {
+  createTestKeyring,
+  PROXY_TEST_PATHS,
+  type RecordingUpstream,
+  type RunningGateway,
+  startGateway,
+  startRecordingUpstream,
+  writeDocument,
+} from './support/index.js';
+import { temporaryDir } from '@animal-store/testkit';
 
 /** Plans where a free key is refused after 4 requests a minute, and no key is ever banned. */
 function writeSmallPlans(): string {

@@ -3,8 +3,15 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { freePort, temporaryDir } from '@animal-store/testkit';
-import { createTestKeyring } from './keys-fixture.js';
-import { PROXY_TEST_PATHS, startGateway, startRecordingUpstream, writeDocument, type RecordingUpstream, type RunningGateway } from './helpers.js';
+import {
+  createTestKeyring,
+  PROXY_TEST_PATHS,
+  type RecordingUpstream,
+  type RunningGateway,
+  startGateway,
+  startRecordingUpstream,
+  writeDocument,
+} from './support/index.js';
 
 const PROBLEM = { accept: 'application/problem+json' };
 const IANA = 'https://iana.org/assignments/http-problem-types';

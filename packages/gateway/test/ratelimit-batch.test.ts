@@ -1,25 +1,25 @@
 import assert from 'node:assert/strict';
-import { connectedRedisClient } from './connected-redis-client.js';
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
-import { Redis } from 'ioredis';
-import { seededRandom } from './seeded-random.js';
-import { redisSkipReason, startRedis, temporaryDir, type RedisServer } from '@animal-store/testkit';
-import type { Limiter, LimitRequest, Policy, RateDecision } from '../src/ratelimit/policy.js';
-import { createRedisLimiter } from '../src/ratelimit/redis-limiter.js';
-import type { RedisClient } from '../src/redis/index.js';
-import { createTestKeyring } from './keys-fixture.js';
 import {
+  connectedRedisClient,
+  createTestKeyring,
   keysCli,
   PROXY_TEST_PATHS,
+  type RecordingUpstream,
+  type RunningGateway,
+  seededRandom,
   startGateway,
   startRecordingUpstream,
   waitUntilReady,
   writeDocument,
-  type RecordingUpstream,
-  type RunningGateway,
-} from './helpers.js';
+} from './support/index.js';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { Redis } from 'ioredis';
+import { redisSkipReason, startRedis, temporaryDir, type RedisServer } from '@animal-store/testkit';
+import type { Limiter, LimitRequest, Policy, RateDecision } from '../src/ratelimit/policy.js';
+import { createRedisLimiter } from '../src/ratelimit/redis-limiter.js';
+import type { RedisClient } from '../src/redis/index.js';
 
 /** Small windows and a quick ban, so random walks meet every path of the script. */
 const POLICY: Policy = {

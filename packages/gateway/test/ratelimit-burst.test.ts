@@ -2,17 +2,17 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { redisSkipReason, startRedis, type RedisServer } from '@animal-store/testkit';
 import { burstsOnFreshGateways } from './hostile/burst-exactness.js';
-import { burst } from './burst.js';
-import { createTestKeyring } from './keys-fixture.js';
 import {
+  burst,
+  createTestKeyring,
   PROXY_TEST_PATHS,
+  type RecordingUpstream,
+  type RunningGateway,
   startGateway,
   startRecordingUpstream,
   waitUntilReady,
   writeDocument,
-  type RecordingUpstream,
-  type RunningGateway,
-} from './helpers.js';
+} from './support/index.js';
 
 // Issue "hold the guarantees under bursts": with the default 50 ms command budget, a burst that
 // keeps the gateway's event loop busy must not turn healthy Redis replies into timeouts (and so

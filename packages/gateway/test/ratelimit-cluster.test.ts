@@ -16,8 +16,16 @@ import {
   TEST_ENV,
   type RedisCluster,
 } from '@animal-store/testkit';
-import { createTestKeyring } from './keys-fixture.js';
-import { keysCli, PROXY_TEST_PATHS, startGateway, startRecordingUpstream, writeDocument, type RecordingUpstream, type RunningGateway } from './helpers.js';
+import {
+  createTestKeyring,
+  keysCli,
+  PROXY_TEST_PATHS,
+  type RecordingUpstream,
+  type RunningGateway,
+  startGateway,
+  startRecordingUpstream,
+  writeDocument,
+} from './support/index.js';
 
 const MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url));
 

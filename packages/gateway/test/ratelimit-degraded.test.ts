@@ -1,16 +1,16 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { redisSkipReason, startRedis, type RedisServer } from '@animal-store/testkit';
-import { createTestKeyring } from './keys-fixture.js';
 import {
+  createTestKeyring,
   PROXY_TEST_PATHS,
+  type RecordingUpstream,
+  type RunningGateway,
   startGateway,
   startRecordingUpstream,
   waitUntilReady,
   writeDocument,
-  type RecordingUpstream,
-  type RunningGateway,
-} from './helpers.js';
+} from './support/index.js';
 
 // Issue "hold the guarantees under bursts": the degraded paths never admit on top of what Redis
 // admitted in the same window, where the gateway can know it.

@@ -4,16 +4,16 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { Redis } from 'ioredis';
 import { redisSkipReason, startRedis, temporaryDir, type RedisServer } from '@animal-store/testkit';
-import { createTestKeyring } from './keys-fixture.js';
 import {
+  createTestKeyring,
   PROXY_TEST_PATHS,
+  type RecordingUpstream,
+  type RunningGateway,
   startGateway,
   startRecordingUpstream,
   waitUntilReady,
   writeDocument,
-  type RecordingUpstream,
-  type RunningGateway,
-} from './helpers.js';
+} from './support/index.js';
 
 const PLANS = (() => {
   const file = join(temporaryDir('plans-'), 'plans.json');

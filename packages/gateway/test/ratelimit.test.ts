@@ -4,10 +4,17 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseList } from 'structured-headers';
 import { redisSkipReason, startRedis, temporaryDir, type RedisServer } from '@animal-store/testkit';
-import { burst } from './burst.js';
-import { createTestKeyring } from './keys-fixture.js';
+import {
+  burst,
+  createTestKeyring,
+  PROXY_TEST_PATHS,
+  type RecordingUpstream,
+  type RunningGateway,
+  startGateway,
+  startRecordingUpstream,
+  writeDocument,
+} from './support/index.js';
 import { VERIFICATIONS_PER_SECOND } from '../src/pipeline/steps/key-guard.js';
-import { PROXY_TEST_PATHS, startGateway, startRecordingUpstream, writeDocument, type RecordingUpstream, type RunningGateway } from './helpers.js';
 
 type Keyring = Awaited<ReturnType<typeof createTestKeyring>>;
 

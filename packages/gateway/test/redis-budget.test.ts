@@ -1,11 +1,18 @@
 import assert from 'node:assert/strict';
-import { connectedRedisClient } from './connected-redis-client.js';
+import {
+  connectedRedisClient,
+  createTestKeyring,
+  PROXY_TEST_PATHS,
+  type RunningGateway,
+  startGateway,
+  startRecordingUpstream,
+  waitUntilReady,
+  writeDocument,
+} from './support/index.js';
 import { after, before, describe, test } from 'node:test';
 import { Redis } from 'ioredis';
 import { redisSkipReason, startRedis, type RedisServer } from '@animal-store/testkit';
 import type { RedisClient } from '../src/redis/index.js';
-import { createTestKeyring } from './keys-fixture.js';
-import { PROXY_TEST_PATHS, startGateway, startRecordingUpstream, waitUntilReady, writeDocument, type RunningGateway } from './helpers.js';
 
 /** Keeps this process's event loop busy for `ms`, as a burst of requests to parse would. */
 function blockLoop(ms: number): void {

@@ -4,16 +4,16 @@ import { after, before, describe, test } from 'node:test';
 import { Redis } from 'ioredis';
 import { redisSkipReason, startRedis, type RedisServer } from '@animal-store/testkit';
 import { RATE_LIMIT_SCRIPT } from '../src/ratelimit/redis-script.js';
-import { createTestKeyring } from './keys-fixture.js';
 import {
+  createTestKeyring,
   PROXY_TEST_PATHS,
+  type RecordingUpstream,
+  type RunningGateway,
   startGateway,
   startRecordingUpstream,
   waitUntilReady,
   writeDocument,
-  type RecordingUpstream,
-  type RunningGateway,
-} from './helpers.js';
+} from './support/index.js';
 
 // Issue 19, warm before ready: /readyz says ready only once the rate-limit script is loaded on
 // the connection (and run once), so the first burst pays no NOSCRIPT round trip and meets warm

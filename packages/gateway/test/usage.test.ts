@@ -6,8 +6,15 @@ import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { redisSkipReason, startRedis, temporaryDir, type RedisServer } from '@animal-store/testkit';
-import { createTestKeyring } from './keys-fixture.js';
-import { PROXY_TEST_PATHS, startGateway, startRecordingUpstream, writeDocument, type RecordingUpstream, type RunningGateway } from './helpers.js';
+import {
+  createTestKeyring,
+  PROXY_TEST_PATHS,
+  type RecordingUpstream,
+  type RunningGateway,
+  startGateway,
+  startRecordingUpstream,
+  writeDocument,
+} from './support/index.js';
 import { USAGE_POLICY } from '../src/ratelimit/rate-limiting.js';
 
 const MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url));
