@@ -14,6 +14,7 @@ import {
   startGateway,
   startRecordingUpstream,
   writeDocument,
+  writePlansFile,
 } from '@animal-store/gateway/testing';
 
 const DASHBOARD = new URL('../packages/gateway/observability/grafana-dashboard.json', import.meta.url);
@@ -47,10 +48,9 @@ describe('the Grafana dashboard against a real Prometheus scraping the gateway',
     redis = await startRedis();
     upstream = await startRecordingUpstream();
     keyring = await createTestKeyring();
-    const plans = join(dir, 'plans.json');
     const small = { minute: 4, day: 100_000 };
     const large = { minute: 100_000, day: 1_000_000 };
-    writeFileSync(plans, JSON.stringify({ plans: { free: small, pro: large, business: large, enterprise: large }, anonymous: large }));
+    const plans = writePlansFile({ plans: { free: small, pro: large, business: large, enterprise: large }, anonymous: large });
     gateway = await startGateway({
       UPSTREAM_URL: upstream.url,
       OPENAPI_FILE: writeDocument(PROXY_TEST_PATHS),

@@ -1,6 +1,4 @@
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { loadConfig } from '../src/config/index.js';
 import {
@@ -11,15 +9,13 @@ import {
   startGateway,
   startRecordingUpstream,
   writeDocument,
+  writePlansFile,
 } from './support/index.js';
-import { temporaryDir } from '@animal-store/testkit';
 
 /** Plans where a free key is refused after 4 requests a minute, and no key is ever banned. */
 function writeSmallPlans(): string {
-  const file = join(temporaryDir('gw-plans-'), 'plans.json');
   const plan = { minute: 4, day: 1000 };
-  writeFileSync(file, JSON.stringify({ plans: { free: plan, pro: plan, business: plan, enterprise: plan }, anonymous: { minute: 100, day: 1000 } }));
-  return file;
+  return writePlansFile({ plans: { free: plan, pro: plan, business: plan, enterprise: plan }, anonymous: { minute: 100, day: 1000 } });
 }
 
 /** The value of one sample of Prometheus's text format, by name and exact label set; 0 when absent. */

@@ -1,14 +1,5 @@
 import assert from 'node:assert/strict';
-import {
-  connectedRedisClient,
-  createTestKeyring,
-  PROXY_TEST_PATHS,
-  type RunningGateway,
-  startGateway,
-  startRecordingUpstream,
-  waitUntilReady,
-  writeDocument,
-} from './support/index.js';
+import { connectedRedisClient, createTestKeyring, type RunningGateway, startGateway, startLimitedStack, waitUntilReady } from './support/index.js';
 import { after, before, describe, test } from 'node:test';
 import { Redis } from 'ioredis';
 import { redisSkipReason, startRedis, type RedisServer } from '@animal-store/testkit';
@@ -57,26 +48,16 @@ describe('the Redis command budget counts Redis not answering, not the gateway b
 
 /** A gateway with limits in a private Redis and the closed failure policy, in front of a recording upstream. */
 async function startClosedPolicyGateway() {
-  const redis = await startRedis();
-  const upstream = await startRecordingUpstream();
-  const keyring = await createTestKeyring();
-  const gateway = await startGateway({
-    UPSTREAM_URL: upstream.url,
-    OPENAPI_FILE: writeDocument(PROXY_TEST_PATHS),
-    JWKS_FILE: keyring.files.jwks,
-    REDIS_URL: redis.url,
-    RATE_LIMITS: 'on',
-    RATE_LIMIT_ON_REDIS_FAILURE: 'closed',
-  });
+  const stack = await startLimitedStack();
+  const gateway = await startGateway({ ...stack.env, RATE_LIMIT_ON_REDIS_FAILURE: 'closed' });
   await waitUntilReady(gateway.url);
   return {
-    redis,
+    redis: stack.redis as RedisServer,
     gateway,
-    keyring,
+    keyring: stack.keyring,
     async close() {
       await gateway.close();
-      await upstream.close();
-      await redis.close();
+      await stack.close();
     },
   };
 }

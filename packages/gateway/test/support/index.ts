@@ -5,6 +5,8 @@ export { burst } from './burst.js';
 export { capturedLog } from './captured-log.js';
 export { connectedRedisClient } from './connected-redis-client.js';
 export { keysCli, revokeThenKill } from './keys-cli.js';
+export { startLimitedStack, type LimitedStack } from './limited-stack.js';
+export { writePlansFile, type TestLimits, type TestPlans } from './plans-file.js';
 export { rawExchange } from './raw-exchange.js';
 export { BIG_BODY_BYTES, startRecordingUpstream, type RecordedRequest, type RecordingUpstream } from './recording-upstream.js';
 export { seededRandom } from './seeded-random.js';
