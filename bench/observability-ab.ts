@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startRedis } from '@animal-store/testkit';
-import { generateSigningKey, signApiKey } from '../packages/gateway/src/auth/index.js';
+import { generateSigningKey, signApiKey } from '@animal-store/gateway';
 import { measureObservability, startObservedGateways } from './lib/observability.js';
 import { roundLine } from './lib/paired-summary.js';
 import { startService } from './lib/services.js';

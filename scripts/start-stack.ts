@@ -11,10 +11,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const CORE_MAIN = fileURLToPath(new URL('../packages/core/src/main.ts', import.meta.url));
-const GATEWAY_MAIN = fileURLToPath(new URL('../packages/gateway/src/main.ts', import.meta.url));
-import { PLANS } from '../packages/gateway/src/auth/index.js';
-import { initKeyring, issueKey, keyringFiles } from '../packages/gateway/src/keyring/index.js';
+import { initKeyring, issueKey, keyringFiles, PLANS } from '@animal-store/gateway';
+
+const CORE_MAIN = fileURLToPath(import.meta.resolve('@animal-store/core/main'));
+const GATEWAY_MAIN = fileURLToPath(import.meta.resolve('@animal-store/gateway/main'));
 
 const host = process.env.HOST ?? '127.0.0.1';
 const keysDir = mkdtempSync(join(tmpdir(), 'animal-store-keys-'));

@@ -10,8 +10,8 @@ import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { Ajv } from 'ajv';
 import { parse } from 'yaml';
-import { CORE_ENV_NAMES } from '../packages/core/src/config.js';
-import { GATEWAY_ENV_NAMES } from '../packages/gateway/src/config/index.js';
+import { CORE_ENV_NAMES } from '@animal-store/core/config';
+import { GATEWAY_ENV_NAMES } from '@animal-store/gateway';
 import { chainOf, copiesOf, instructionsOf, isDockerignored, parseDockerfile, stagesOf, type Instruction } from './dockerfile.js';
 
 interface Service {

@@ -3,8 +3,8 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { CORE_ENV_NAMES } from '../packages/core/src/config.js';
-import { GATEWAY_ENV_NAMES } from '../packages/gateway/src/config/env-schema.js';
+import { CORE_ENV_NAMES } from '@animal-store/core/config';
+import { GATEWAY_ENV_NAMES } from '@animal-store/gateway';
 
 // The documentation stands alone in a clone: its links stay inside the repository and resolve,
 // and the settings it lists are the ones the services read.

@@ -6,15 +6,16 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { commandSkipReason, freePort, redisSkipReason, startRedis, temporaryDir, type RedisServer } from '@animal-store/testkit';
-import { createTestKeyring } from '../packages/gateway/test/keys-fixture.js';
 import {
+  createTestKeyring,
   PROXY_TEST_PATHS,
+  type RecordingUpstream,
+  type RunningGateway,
   startGateway,
   startRecordingUpstream,
   writeDocument,
-  type RecordingUpstream,
-  type RunningGateway,
-} from '../packages/gateway/test/helpers.js';
+  writePlansFile,
+} from '@animal-store/gateway/testing';
 
 const DASHBOARD = new URL('../packages/gateway/observability/grafana-dashboard.json', import.meta.url);
 
@@ -47,10 +48,9 @@ describe('the Grafana dashboard against a real Prometheus scraping the gateway',
     redis = await startRedis();
     upstream = await startRecordingUpstream();
     keyring = await createTestKeyring();
-    const plans = join(dir, 'plans.json');
     const small = { minute: 4, day: 100_000 };
     const large = { minute: 100_000, day: 1_000_000 };
-    writeFileSync(plans, JSON.stringify({ plans: { free: small, pro: large, business: large, enterprise: large }, anonymous: large }));
+    const plans = writePlansFile({ plans: { free: small, pro: large, business: large, enterprise: large }, anonymous: large });
     gateway = await startGateway({
       UPSTREAM_URL: upstream.url,
       OPENAPI_FILE: writeDocument(PROXY_TEST_PATHS),

@@ -8,7 +8,7 @@ import rateLimit from '@fastify/rate-limit';
 import Fastify, { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
 import { Redis } from 'ioredis';
 import { createLocalJWKSet, jwtVerify, type JSONWebKeySet } from 'jose';
-import { API_KEY_TYP } from '../../packages/gateway/src/auth/claims.js';
+import { API_KEY_TYP } from '@animal-store/gateway';
 
 const env = (name: string): string => {
   const value = process.env[name];

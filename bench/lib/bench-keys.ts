@@ -1,6 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { generateSigningKey, signApiKey, type ApiKeyToSign, type JWK } from '../../packages/gateway/src/auth/index.js';
+import { generateSigningKey, signApiKey, type ApiKeyToSign, type JWK } from '@animal-store/gateway';
 
 /**
  * The bench's keys, written into `dir`: a JWKS, a deny-list file, plans that never refuse, one

@@ -1,7 +1,6 @@
-import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '@animal-store/testkit';
-import { serviceOf, type Service } from './services.js';
+import { startBenchProcess, type Service } from './services.js';
 
 const MAIN = fileURLToPath(new URL('../fastify-stack/main.ts', import.meta.url));
 
@@ -22,19 +21,19 @@ export interface FastifyStackOptions {
  */
 export async function startFastifyStack(options: FastifyStackOptions): Promise<Service> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN], {
-    env: {
-      PATH: process.env.PATH ?? '',
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      UPSTREAM_URL: options.upstreamUrl,
-      REDIS_URL: options.redisUrl,
-      JWKS_FILE: options.jwksFile,
-      KEY_ISSUER: options.issuer,
-      KEY_AUDIENCE: options.audience,
-      LIMIT_PER_MINUTE: String(options.limitPerMinute),
+  return startBenchProcess(
+    'fastify stack',
+    {
+      entry: MAIN,
+      env: {
+        UPSTREAM_URL: options.upstreamUrl,
+        REDIS_URL: options.redisUrl,
+        JWKS_FILE: options.jwksFile,
+        KEY_ISSUER: options.issuer,
+        KEY_AUDIENCE: options.audience,
+        LIMIT_PER_MINUTE: String(options.limitPerMinute),
+      },
     },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  return serviceOf('fastify stack', child, `http://127.0.0.1:${port}`);
+    port,
+  );
 }

@@ -1,5 +1,5 @@
 import { exportJWK, exportSPKI, generateKeyPair, importJWK, type JWK } from 'jose';
-import { signApiKey, type ApiKeyToSign } from '../../packages/gateway/src/auth/index.js';
+import { signApiKey, type ApiKeyToSign } from '@animal-store/gateway';
 import { haproxyAcceptsAlgorithm } from './haproxy.js';
 
 export interface HaproxyKey {

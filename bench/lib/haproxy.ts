@@ -1,8 +1,8 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { freePort } from '@animal-store/testkit';
-import { serviceOf, type Service } from './services.js';
+import { startBenchProcess, type Service } from './services.js';
 
 /** Why the HAProxy references cannot run here, or `false` when they can. */
 export function haproxySkipReason(): string | false {
@@ -103,7 +103,6 @@ backend core
 `,
   );
   // -db: stay in the foreground, so the process we started is the one measured and stopped.
-  const child = spawn('haproxy', ['-db', '-q', '-f', conf], { stdio: ['ignore', 'ignore', 'inherit'] });
   // HAProxy proxies /healthz to the core unchecked: it answers once both are up.
-  return serviceOf(name, child, `http://127.0.0.1:${port}`);
+  return startBenchProcess(name, { command: ['haproxy', '-db', '-q', '-f', conf], env: {} }, port);
 }

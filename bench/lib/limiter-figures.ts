@@ -1,7 +1,5 @@
 import { Redis } from 'ioredis';
-import { minuteAndDay } from '../../packages/gateway/src/ratelimit/index.js';
-import { createRedisLimiter } from '../../packages/gateway/src/ratelimit/redis-limiter.js';
-import { createRedisClient } from '../../packages/gateway/src/redis/index.js';
+import { createRedisClient, createRedisLimiter, minuteAndDay } from '@animal-store/gateway';
 
 export interface LimiterFigures {
   /** With `concurrency` decisions in flight: enough for full batches, several calls in flight. */

@@ -1,8 +1,8 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { freePort } from '@animal-store/testkit';
-import { serviceOf, type Service } from './services.js';
+import { startBenchProcess, type Service } from './services.js';
 
 /** Why the nginx reference cannot run here, or `false` when it can. */
 export function nginxSkipReason(): string | false {
@@ -44,7 +44,6 @@ http {
 }
 `,
   );
-  const child = spawn('nginx', ['-p', prefix, '-c', conf, '-g', 'daemon off;'], { stdio: ['ignore', 'ignore', 'inherit'] });
   // nginx proxies /healthz to the core: it answers once both are up.
-  return serviceOf('nginx', child, `http://127.0.0.1:${port}`);
+  return startBenchProcess('nginx', { command: ['nginx', '-p', prefix, '-c', conf, '-g', 'daemon off;'], env: {} }, port);
 }

@@ -1,5 +1,5 @@
 import type { RedisServer } from '@animal-store/testkit';
-import { API_KEY_TYP, type ApiKeyToSign, type JWK } from '../../packages/gateway/src/auth/index.js';
+import { API_KEY_TYP, type ApiKeyToSign, type JWK } from '@animal-store/gateway';
 import { startFastifyStack } from './fastify-stack.js';
 import { haproxySkipReason, startHaproxy } from './haproxy.js';
 import { haproxyKey } from './haproxy-key.js';

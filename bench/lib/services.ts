@@ -1,10 +1,10 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort } from '@animal-store/testkit';
+import { freePort, startService as startProcess, type StartServiceOptions } from '@animal-store/testkit';
 
 /** This checkout's root: the services run from here unless told another (`bench:compare`'s worktree). */
 export const REPOSITORY_ROOT = fileURLToPath(new URL('../..', import.meta.url));
+// Paths, not the packages' exports: `bench:compare` runs them from a checkout of any older ref.
 const MAINS = { core: 'packages/core/src/main.ts', gateway: 'packages/gateway/src/main.ts' } as const;
 
 export interface Service {
@@ -22,49 +22,39 @@ export interface Service {
  * default), with its own `tsx` and dependencies.
  */
 export async function startService(name: string, kind: keyof typeof MAINS, env: Record<string, string>, root = REPOSITORY_ROOT): Promise<Service> {
-  const port = await freePort();
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', join(root, MAINS[kind])], {
-    cwd: root,
-    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: String(port), ...env },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  return serviceOf(name, child, `http://127.0.0.1:${port}`);
+  return startBenchProcess(name, { entry: join(root, MAINS[kind]), cwd: root, env }, await freePort());
 }
 
 /**
- * A started child process as a Service: resolves once `url`/healthz answers (rejects if the process
- * exits first or takes over 30 s); `stop` sends SIGTERM and waits for the exit.
+ * Starts a process of the bench (a service, a reference proxy) with testkit's starter, given
+ * `HOST` and `PORT` on loopback, and resolves once its /healthz answers (rejects if it exits
+ * first or takes over 30 s). Its stderr shows as it comes; `stop` sends SIGTERM and waits.
  */
-export async function serviceOf(name: string, child: ChildProcess, url: string): Promise<Service> {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode}`);
-    if (Date.now() > deadline) throw new Error(`${name} did not start`);
-    if (
-      await fetch(`${url}/healthz`).then(
-        (res) => res.ok,
-        () => false,
-      )
-    )
-      break;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+export async function startBenchProcess(name: string, options: Omit<StartServiceOptions, 'healthzAt'>, port: number): Promise<Service> {
+  const url = `http://127.0.0.1:${port}`;
+  const started = await startProcess({
+    ...options,
+    env: { HOST: '127.0.0.1', PORT: String(port), ...options.env },
+    group: false,
+    healthzAt: url,
+    stderr: 'inherit',
+    timeoutMs: 30_000,
+  }).catch((error: Error) => {
+    throw new Error(`${name}: ${error.message}`);
+  });
   // A service that dies mid-run makes every later scenario against it fail: say who, and how.
   let stopping = false;
-  child.once('exit', (code, signal) => {
-    if (!stopping) process.stderr.write(`bench: ${name} (pid ${child.pid}) exited during the run: ${signal ?? `code ${code}`}\n`);
+  started.child.once('exit', (code, signal) => {
+    if (!stopping) process.stderr.write(`bench: ${name} (pid ${started.pid}) exited during the run: ${signal ?? `code ${code}`}\n`);
   });
   return {
     name,
     url,
-    pid: child.pid,
-    stop: () =>
-      new Promise((resolve) => {
-        stopping = true;
-        if (child.exitCode !== null || child.signalCode !== null) return resolve();
-        child.once('exit', () => resolve());
-        child.kill('SIGTERM');
-      }),
+    pid: started.pid,
+    async stop() {
+      stopping = true;
+      await started.stop('SIGTERM');
+    },
   };
 }
 

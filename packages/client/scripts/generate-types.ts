@@ -4,7 +4,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import openapiTS, { astToString, COMMENT_HEADER, type OpenAPI3 } from 'openapi-typescript';
-import { buildEffectiveDocument } from '../../gateway/src/openapi/index.js';
+import { buildEffectiveDocument } from '@animal-store/gateway';
 
 const INTERFACE_DOCUMENT = fileURLToPath(new URL('../../core/openapi.json', import.meta.url));
 export const GENERATED_FILE = fileURLToPath(new URL('../src/generated/interface.ts', import.meta.url));

@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { writePlansFile } from '@animal-store/gateway/testing';
 import { after, before, describe, test } from 'node:test';
-import { temporaryDir, type ServiceProcess } from '@animal-store/testkit';
+import { type ServiceProcess } from '@animal-store/testkit';
 import { ApiError, createClient, type DeprecationNotice } from '../src/index.js';
 import { createTestKeyring, startCore, startGateway, startGatewayProcess, startSlowFirstCreate, type SlowFirstCreate } from './stack.js';
 
@@ -155,21 +154,7 @@ describe('a 429 storm: the client is never banned where a naive loop is', () => 
   before(async () => {
     keyring = await createTestKeyring();
     core = await startCore();
-    const plans = join(temporaryDir('client-plans-'), 'plans.json');
-    writeFileSync(
-      plans,
-      JSON.stringify({
-        plans: {
-          free: { minute: 10, day: 1000 },
-          pro: { minute: 300, day: 10000 },
-          business: { minute: 1000, day: 100000 },
-          enterprise: { minute: 5000, day: 2000000 },
-        },
-        anonymous: { minute: 30, day: 1000 },
-        ban: { strikes: 10, strikeWindowSeconds: 60, banSeconds: 300 },
-        accounts: {},
-      }),
-    );
+    const plans = writePlansFile({ plans: { free: { minute: 10, day: 1000 } }, ban: { strikes: 10, strikeWindowSeconds: 60, banSeconds: 300 } });
     gateway = await startGateway({ UPSTREAM_URL: core.url, JWKS_FILE: keyring.files.jwks, PLANS_FILE: plans }, () => clock);
   });
   after(async () => {

@@ -3,11 +3,10 @@ import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { startService, type ServiceProcess } from '@animal-store/testkit';
 
-export const CORE_MAIN = fileURLToPath(new URL('../../core/src/main.ts', import.meta.url));
-export const GATEWAY_MAIN = fileURLToPath(new URL('../../gateway/src/main.ts', import.meta.url));
+export const CORE_MAIN = fileURLToPath(import.meta.resolve('@animal-store/core/main'));
+export const GATEWAY_MAIN = fileURLToPath(import.meta.resolve('@animal-store/gateway/main'));
 
-export { createTestKeyring } from '../../gateway/test/keys-fixture.js';
-export { startGateway } from '../../gateway/test/helpers.js';
+export { createTestKeyring, startGateway } from '@animal-store/gateway/testing';
 
 /** The pets core as a real process on a free port. */
 export function startCore(): Promise<ServiceProcess> {

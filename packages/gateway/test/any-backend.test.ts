@@ -4,18 +4,17 @@ import { request } from 'node:https';
 import { join } from 'node:path';
 import type { TLSSocket } from 'node:tls';
 import { after, before, describe, test } from 'node:test';
-import { commandSkipReason, selfSignedCertificate } from '@animal-store/testkit';
-import { createTestKeyring } from './keys-fixture.js';
+import { commandSkipReason, selfSignedCertificate, temporaryDir } from '@animal-store/testkit';
 import {
+  createTestKeyring,
   PROXY_TEST_PATHS,
   rawExchange,
-  startGateway,
-  startRecordingUpstream,
-  temporaryDir,
-  writeDocument,
   type RecordingUpstream,
   type RunningGateway,
-} from './helpers.js';
+  startGateway,
+  startRecordingUpstream,
+  writeDocument,
+} from './support/index.js';
 
 // What it takes to put the gateway in front of a pets backend we did not write: another base
 // path, a document with only what OpenAPI requires, a backend that checks the key itself,

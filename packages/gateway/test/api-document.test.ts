@@ -2,8 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { createTestKeyring } from './keys-fixture.js';
-import { startGateway, startRecordingUpstream, type RecordingUpstream, type RunningGateway } from './helpers.js';
+import { createTestKeyring, type RecordingUpstream, type RunningGateway, startGateway, startRecordingUpstream } from './support/index.js';
 import { buildEffectiveDocument } from '../src/openapi/index.js';
 
 const CORE_DOCUMENT = fileURLToPath(new URL('../../core/openapi.json', import.meta.url));

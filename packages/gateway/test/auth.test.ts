@@ -2,8 +2,18 @@ import assert from 'node:assert/strict';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { setImmediate } from 'node:timers/promises';
-import { claimsFor, createTestKeyring, hmacWithPublicKey, unsignedToken } from './keys-fixture.js';
-import { PROXY_TEST_PATHS, startGateway, startRecordingUpstream, writeDocument, type RecordingUpstream, type RunningGateway } from './helpers.js';
+import {
+  claimsFor,
+  createTestKeyring,
+  hmacWithPublicKey,
+  PROXY_TEST_PATHS,
+  type RecordingUpstream,
+  type RunningGateway,
+  startGateway,
+  startRecordingUpstream,
+  unsignedToken,
+  writeDocument,
+} from './support/index.js';
 
 const GENERIC = 'A valid API key is required: Authorization: Bearer <API key>.';
 

@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { startService, type ServiceProcess } from '@animal-store/testkit';
-import { startGateway, type RunningGateway } from './helpers.js';
+import { type RunningGateway, startGateway } from './support/index.js';
 
-const CORE_MAIN = fileURLToPath(new URL('../../core/src/main.ts', import.meta.url));
+const CORE_MAIN = fileURLToPath(import.meta.resolve('@animal-store/core/main'));
 const SUNSET = Date.parse('2030-12-05T00:00:00Z');
 
 function assertDeprecationHeaders(res: Response): void {

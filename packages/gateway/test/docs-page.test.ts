@@ -2,8 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { chromiumSkipReason, renderedDom, screenshot } from '@animal-store/testkit';
-import { createTestKeyring } from './keys-fixture.js';
-import { startGateway, startRecordingUpstream, type RecordingUpstream, type RunningGateway } from './helpers.js';
+import { createTestKeyring, type RecordingUpstream, type RunningGateway, startGateway, startRecordingUpstream } from './support/index.js';
 
 const skip = chromiumSkipReason();
 if (skip !== false) console.log(`# skipped: the API reference page's browser tests: ${skip}`);

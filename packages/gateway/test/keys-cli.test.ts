@@ -5,9 +5,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { Redis } from 'ioredis';
-import { redisSkipReason, startRedis, type RedisServer } from '@animal-store/testkit';
+import { type RedisServer, redisSkipReason, startRedis, temporaryDir } from '@animal-store/testkit';
 import { redisKeyNames } from '../src/redis/index.js';
-import { keysCli as keys, temporaryDir } from './helpers.js';
+import { keysCli as keys } from './support/index.js';
 
 const KEYS_CLI = fileURLToPath(new URL('../src/cli/keys.ts', import.meta.url));
 

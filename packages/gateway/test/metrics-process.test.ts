@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
 import { freePort, startService } from '@animal-store/testkit';
-import { PROXY_TEST_PATHS, startRecordingUpstream, writeDocument } from './helpers.js';
+import { PROXY_TEST_PATHS, startRecordingUpstream, writeDocument } from './support/index.js';
 
 const MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url));
 

@@ -1,17 +1,21 @@
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { loadConfig } from '../src/config/index.js';
-import { createTestKeyring } from './keys-fixture.js';
-import { PROXY_TEST_PATHS, startGateway, startRecordingUpstream, temporaryDir, writeDocument, type RecordingUpstream, type RunningGateway } from './helpers.js';
+import {
+  createTestKeyring,
+  PROXY_TEST_PATHS,
+  type RecordingUpstream,
+  type RunningGateway,
+  startGateway,
+  startRecordingUpstream,
+  writeDocument,
+  writePlansFile,
+} from './support/index.js';
 
 /** Plans where a free key is refused after 4 requests a minute, and no key is ever banned. */
 function writeSmallPlans(): string {
-  const file = join(temporaryDir('gw-plans-'), 'plans.json');
   const plan = { minute: 4, day: 1000 };
-  writeFileSync(file, JSON.stringify({ plans: { free: plan, pro: plan, business: plan, enterprise: plan }, anonymous: { minute: 100, day: 1000 } }));
-  return file;
+  return writePlansFile({ plans: { free: plan, pro: plan, business: plan, enterprise: plan }, anonymous: { minute: 100, day: 1000 } });
 }
 
 /** The value of one sample of Prometheus's text format, by name and exact label set; 0 when absent. */

@@ -1,18 +1,18 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { redisSkipReason, startRedis, type RedisServer } from '@animal-store/testkit';
-import { createTestKeyring } from './keys-fixture.js';
 import {
   capturedLog,
+  createTestKeyring,
   PROXY_TEST_PATHS,
   rawExchange,
+  type RecordingUpstream,
+  type RunningGateway,
   startGateway,
   startRecordingUpstream,
   waitUntilReady,
   writeDocument,
-  type RecordingUpstream,
-  type RunningGateway,
-} from './helpers.js';
+} from './support/index.js';
 
 // Issue 19, what the operator sees: a normal start says nothing alarming, and the answers Node's
 // parser makes (400, 408, 431) have an access-log line and a metric like every other answer.

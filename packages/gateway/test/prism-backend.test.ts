@@ -4,8 +4,7 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { freePort, TEST_ENV } from '@animal-store/testkit';
-import { createTestKeyring } from './keys-fixture.js';
-import { startGateway, type RunningGateway } from './helpers.js';
+import { createTestKeyring, type RunningGateway, startGateway } from './support/index.js';
 
 // The gateway in front of a pets backend we did not write: Stoplight Prism mocking the interface
 // document at "/" (not "/v1"), enforcing the document's security (a bearer token on every call)

@@ -1,32 +1,19 @@
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { freePort, temporaryDir } from '@animal-store/testkit';
-import { createTestKeyring } from './keys-fixture.js';
-import { PROXY_TEST_PATHS, startGateway, startRecordingUpstream, writeDocument, type RecordingUpstream, type RunningGateway } from './helpers.js';
+import { freePort } from '@animal-store/testkit';
+import {
+  createTestKeyring,
+  PROXY_TEST_PATHS,
+  type RecordingUpstream,
+  type RunningGateway,
+  startGateway,
+  startRecordingUpstream,
+  writeDocument,
+  writePlansFile,
+} from './support/index.js';
 
 const PROBLEM = { accept: 'application/problem+json' };
 const IANA = 'https://iana.org/assignments/http-problem-types';
-
-function plansFile(): string {
-  const file = join(temporaryDir('problem-plans-'), 'plans.json');
-  writeFileSync(
-    file,
-    JSON.stringify({
-      plans: {
-        free: { minute: 2, day: 1000 },
-        pro: { minute: 300, day: 10000 },
-        business: { minute: 1000, day: 100000 },
-        enterprise: { minute: 5000, day: 2000000 },
-      },
-      anonymous: { minute: 30, day: 1000 },
-      ban: { strikes: 3, strikeWindowSeconds: 60, banSeconds: 120 },
-      accounts: {},
-    }),
-  );
-  return file;
-}
 
 async function problemOf(res: Response): Promise<Record<string, unknown>> {
   assert.equal(res.headers.get('content-type'), 'application/problem+json');
@@ -45,7 +32,7 @@ describe("RFC 9457 problem details for the gateway's own errors, on request", ()
       UPSTREAM_URL: upstream.url,
       OPENAPI_FILE: writeDocument(PROXY_TEST_PATHS),
       JWKS_FILE: keyring.files.jwks,
-      PLANS_FILE: plansFile(),
+      PLANS_FILE: writePlansFile({ plans: { free: { minute: 2, day: 1000 } }, ban: { strikes: 3, strikeWindowSeconds: 60, banSeconds: 120 } }),
       UPSTREAM_TIMEOUT_MS: '200',
       BODY_LIMIT_BYTES: '16',
     });

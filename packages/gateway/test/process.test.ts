@@ -6,8 +6,7 @@ import { relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
 import { startService } from '@animal-store/testkit';
-import { createTestKeyring } from './keys-fixture.js';
-import { PROXY_TEST_PATHS, startRecordingUpstream, writeDocument } from './helpers.js';
+import { createTestKeyring, PROXY_TEST_PATHS, startRecordingUpstream, writeDocument } from './support/index.js';
 
 const MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url));
 

@@ -6,12 +6,12 @@ import {
   BIG_BODY_BYTES,
   PROXY_TEST_PATHS,
   rawExchange,
+  type RecordingUpstream,
+  type RunningGateway,
   startGateway,
   startRecordingUpstream,
   writeDocument,
-  type RecordingUpstream,
-  type RunningGateway,
-} from './helpers.js';
+} from './support/index.js';
 
 async function assertGatewayError(res: Response, status: number, code: string): Promise<void> {
   const text = await res.text();

@@ -1,25 +1,26 @@
 import assert from 'node:assert/strict';
-import { connectedRedisClient } from './connected-redis-client.js';
-import { writeFileSync } from 'node:fs';
+import {
+  connectedRedisClient,
+  keysCli,
+  type LimitedStack,
+  PROXY_TEST_PATHS,
+  type RunningGateway,
+  seededRandom,
+  startGateway,
+  startLimitedStack,
+  startRecordingUpstream,
+  type TestKeyring,
+  waitUntilReady,
+  writeDocument,
+  writePlansFile,
+} from './support/index.js';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { Redis } from 'ioredis';
-import { seededRandom } from './seeded-random.js';
 import { redisSkipReason, startRedis, temporaryDir, type RedisServer } from '@animal-store/testkit';
 import type { Limiter, LimitRequest, Policy, RateDecision } from '../src/ratelimit/policy.js';
 import { createRedisLimiter } from '../src/ratelimit/redis-limiter.js';
 import type { RedisClient } from '../src/redis/index.js';
-import { createTestKeyring } from './keys-fixture.js';
-import {
-  keysCli,
-  PROXY_TEST_PATHS,
-  startGateway,
-  startRecordingUpstream,
-  waitUntilReady,
-  writeDocument,
-  type RecordingUpstream,
-  type RunningGateway,
-} from './helpers.js';
 
 /** Small windows and a quick ban, so random walks meet every path of the script. */
 const POLICY: Policy = {
@@ -135,33 +136,19 @@ describe('batched decisions on one Redis', { skip: redisSkipReason() }, () => {
 });
 
 describe('a batch in flight when Redis dies, under each failure policy', { skip: redisSkipReason() }, () => {
+  let stack: LimitedStack;
   let redis: RedisServer;
-  let upstream: RecordingUpstream;
-  let keyring: Awaited<ReturnType<typeof createTestKeyring>>;
+  let keyring: TestKeyring;
   let plans: string;
 
   before(async () => {
-    redis = await startRedis();
-    upstream = await startRecordingUpstream();
-    keyring = await createTestKeyring();
-    plans = join(temporaryDir('plans-'), 'plans.json');
-    writeFileSync(
-      plans,
-      JSON.stringify({
-        plans: {
-          free: { minute: 60, day: 1000 },
-          pro: { minute: 300, day: 10_000 },
-          business: { minute: 1000, day: 100_000 },
-          enterprise: { minute: 5000, day: 2_000_000 },
-        },
-        anonymous: { minute: 600, day: 6000 },
-        accounts: {},
-      }),
-    );
+    stack = await startLimitedStack();
+    keyring = stack.keyring;
+    redis = stack.redis as RedisServer;
+    plans = writePlansFile({ anonymous: { minute: 600, day: 6000 } });
   });
   after(async () => {
-    await upstream?.close();
-    await redis?.close();
+    await stack?.close();
   });
 
   const EXPECTED = { open: { status: 200, limit: '60' }, closed: { status: 503, limit: null }, local: { status: 200, limit: '30' } } as const;
@@ -170,11 +157,8 @@ describe('a batch in flight when Redis dies, under each failure policy', { skip:
     test(`policy ${policy}: every request of the batch gets the policy's answer within the budget`, async () => {
       await redis.restart().catch(() => {}); // the previous case killed it
       const gateway = await startGateway({
-        UPSTREAM_URL: upstream.url,
-        OPENAPI_FILE: writeDocument(PROXY_TEST_PATHS),
-        JWKS_FILE: keyring.files.jwks,
+        ...stack.env,
         PLANS_FILE: plans,
-        REDIS_URL: redis.url,
         REDIS_COMMAND_TIMEOUT_MS: '300',
         RATE_LIMIT_ON_REDIS_FAILURE: policy,
         RATE_LIMIT_LOCAL_SHARE: '0.5',

@@ -1,48 +1,28 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { redisSkipReason, startRedis, type RedisServer } from '@animal-store/testkit';
+import { redisSkipReason } from '@animal-store/testkit';
 import { burstsOnFreshGateways } from './hostile/burst-exactness.js';
-import { burst } from './burst.js';
-import { createTestKeyring } from './keys-fixture.js';
-import {
-  PROXY_TEST_PATHS,
-  startGateway,
-  startRecordingUpstream,
-  waitUntilReady,
-  writeDocument,
-  type RecordingUpstream,
-  type RunningGateway,
-} from './helpers.js';
+import { burst, type LimitedStack, type RunningGateway, startGateway, startLimitedStack, type TestKeyring, waitUntilReady } from './support/index.js';
 
 // Issue "hold the guarantees under bursts": with the default 50 ms command budget, a burst that
 // keeps the gateway's event loop busy must not turn healthy Redis replies into timeouts (and so
 // into local admissions on top of what Redis admitted).
 describe('exact admission under a burst, default settings, two instances on one Redis', { skip: redisSkipReason() }, () => {
-  let redis: RedisServer;
-  let upstream: RecordingUpstream;
-  let keyring: Awaited<ReturnType<typeof createTestKeyring>>;
+  let stack: LimitedStack;
+  let keyring: TestKeyring;
   const gateways: RunningGateway[] = [];
   const urls: string[] = [];
 
   before(async () => {
-    redis = await startRedis();
-    upstream = await startRecordingUpstream();
-    keyring = await createTestKeyring();
-    const env = {
-      UPSTREAM_URL: upstream.url,
-      OPENAPI_FILE: writeDocument(PROXY_TEST_PATHS),
-      JWKS_FILE: keyring.files.jwks,
-      REDIS_URL: redis.url,
-      RATE_LIMITS: 'on',
-    };
-    gateways.push(await startGateway(env), await startGateway(env));
+    stack = await startLimitedStack();
+    keyring = stack.keyring;
+    gateways.push(await startGateway(stack.env), await startGateway(stack.env));
     for (const gateway of gateways) await waitUntilReady(gateway.url);
     urls.push(...gateways.map((gateway) => gateway.url));
   });
   after(async () => {
     for (const gateway of gateways) await gateway.close();
-    await upstream?.close();
-    await redis?.close();
+    await stack?.close();
   });
 
   test('3,000 in parallel on a free key (60 a minute): exactly 60 admitted', async () => {

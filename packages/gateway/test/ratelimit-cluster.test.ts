@@ -16,29 +16,36 @@ import {
   TEST_ENV,
   type RedisCluster,
 } from '@animal-store/testkit';
-import { createTestKeyring } from './keys-fixture.js';
-import { keysCli, PROXY_TEST_PATHS, startGateway, startRecordingUpstream, writeDocument, type RecordingUpstream, type RunningGateway } from './helpers.js';
+import {
+  createTestKeyring,
+  keysCli,
+  type LimitedStack,
+  PROXY_TEST_PATHS,
+  type RunningGateway,
+  startGateway,
+  startLimitedStack,
+  startRecordingUpstream,
+  type TestKeyring,
+  writeDocument,
+} from './support/index.js';
 
 const MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url));
 
 describe('rate limits on a Redis Cluster of three masters', { skip: redisSkipReason() }, () => {
   let cluster: RedisCluster;
-  let keyring: Awaited<ReturnType<typeof createTestKeyring>>;
-  let upstream: RecordingUpstream;
+  let stack: LimitedStack;
+  let keyring: TestKeyring;
   const gateways: RunningGateway[] = [];
 
   before(async () => {
     cluster = await startRedisCluster(3);
-    keyring = await createTestKeyring();
-    upstream = await startRecordingUpstream();
+    stack = await startLimitedStack({ redis: false });
+    keyring = stack.keyring;
     const env = {
-      UPSTREAM_URL: upstream.url,
-      OPENAPI_FILE: writeDocument(PROXY_TEST_PATHS),
-      JWKS_FILE: keyring.files.jwks,
+      ...stack.env,
       REDIS_URL: cluster.seedUrl,
       REDIS_CLUSTER: 'true',
       REDIS_COMMAND_TIMEOUT_MS: '1000',
-      RATE_LIMITS: 'on',
       RATE_LIMIT_ON_REDIS_FAILURE: 'closed',
     };
     gateways.push(await startGateway(env), await startGateway(env));
@@ -54,7 +61,7 @@ describe('rate limits on a Redis Cluster of three masters', { skip: redisSkipRea
   });
   after(async () => {
     for (const gateway of gateways) await gateway.close();
-    await upstream?.close();
+    await stack?.close();
     await cluster?.close();
   });
 

@@ -1,45 +1,36 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { redisSkipReason, startRedis, type RedisServer } from '@animal-store/testkit';
-import { createTestKeyring } from './keys-fixture.js';
+import { redisSkipReason, type RedisServer } from '@animal-store/testkit';
 import {
-  PROXY_TEST_PATHS,
-  startGateway,
-  startRecordingUpstream,
-  waitUntilReady,
-  writeDocument,
+  type LimitedStack,
   type RecordingUpstream,
   type RunningGateway,
-} from './helpers.js';
+  startGateway,
+  startLimitedStack,
+  type TestKeyring,
+  waitUntilReady,
+} from './support/index.js';
 
 // Issue "hold the guarantees under bursts": the degraded paths never admit on top of what Redis
 // admitted in the same window, where the gateway can know it.
 describe('the local policy admits only its share of what Redis had left', { skip: redisSkipReason() }, () => {
+  let stack: LimitedStack;
   let redis: RedisServer;
   let upstream: RecordingUpstream;
-  let keyring: Awaited<ReturnType<typeof createTestKeyring>>;
+  let keyring: TestKeyring;
   const gateways: RunningGateway[] = [];
 
   before(async () => {
-    redis = await startRedis();
-    upstream = await startRecordingUpstream();
-    keyring = await createTestKeyring();
-    const env = {
-      UPSTREAM_URL: upstream.url,
-      OPENAPI_FILE: writeDocument(PROXY_TEST_PATHS),
-      JWKS_FILE: keyring.files.jwks,
-      REDIS_URL: redis.url,
-      RATE_LIMITS: 'on',
-      RATE_LIMIT_ON_REDIS_FAILURE: 'local',
-      RATE_LIMIT_LOCAL_SHARE: '0.5',
-    };
+    stack = await startLimitedStack();
+    ({ upstream, keyring } = stack);
+    redis = stack.redis as RedisServer;
+    const env = { ...stack.env, RATE_LIMIT_ON_REDIS_FAILURE: 'local', RATE_LIMIT_LOCAL_SHARE: '0.5' };
     gateways.push(await startGateway(env), await startGateway(env));
     for (const gateway of gateways) await waitUntilReady(gateway.url);
   });
   after(async () => {
     for (const gateway of gateways) await gateway.close();
-    await upstream?.close();
-    await redis?.close();
+    await stack?.close();
   });
 
   const send = (gateway: RunningGateway, token: string) =>

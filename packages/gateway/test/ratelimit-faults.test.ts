@@ -1,66 +1,45 @@
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { Redis } from 'ioredis';
-import { redisSkipReason, startRedis, temporaryDir, type RedisServer } from '@animal-store/testkit';
-import { createTestKeyring } from './keys-fixture.js';
+import { redisSkipReason, type RedisServer } from '@animal-store/testkit';
 import {
-  PROXY_TEST_PATHS,
-  startGateway,
-  startRecordingUpstream,
-  waitUntilReady,
-  writeDocument,
+  type LimitedStack,
   type RecordingUpstream,
   type RunningGateway,
-} from './helpers.js';
+  startGateway,
+  startLimitedStack,
+  type TestKeyring,
+  waitUntilReady,
+  writePlansFile,
+} from './support/index.js';
 
-const PLANS = (() => {
-  const file = join(temporaryDir('plans-'), 'plans.json');
-  writeFileSync(
-    file,
-    JSON.stringify({
-      plans: {
-        free: { minute: 60, day: 1000 },
-        pro: { minute: 300, day: 10000 },
-        business: { minute: 1000, day: 100000 },
-        enterprise: { minute: 5000, day: 2000000 },
-      },
-      anonymous: { minute: 30, day: 1000 },
-      accounts: {},
-    }),
-  );
-  return file;
-})();
+const PLANS = writePlansFile();
 
 describe('rate limits when Redis fails', { skip: redisSkipReason() }, () => {
+  let stack: LimitedStack;
   let redis: RedisServer;
   let admin: Redis;
-  let keyring: Awaited<ReturnType<typeof createTestKeyring>>;
+  let keyring: TestKeyring;
   let upstream: RecordingUpstream;
   const open: RunningGateway[] = [];
 
   before(async () => {
-    redis = await startRedis();
+    stack = await startLimitedStack();
+    ({ upstream, keyring } = stack);
+    redis = stack.redis as RedisServer;
     admin = new Redis(redis.url, { lazyConnect: false });
-    keyring = await createTestKeyring();
-    upstream = await startRecordingUpstream();
   });
   after(async () => {
     for (const gateway of open) await gateway.close();
     admin?.disconnect();
-    await upstream?.close();
-    await redis?.close();
+    await stack?.close();
   });
 
   /** A gateway on this Redis; `budgetMs` is the command deadline (`default`: the setting left unset). */
   async function gatewayWith(policy: string, budgetMs: string | 'default' = '50'): Promise<RunningGateway> {
     const gateway = await startGateway({
-      UPSTREAM_URL: upstream.url,
-      OPENAPI_FILE: writeDocument(PROXY_TEST_PATHS),
-      JWKS_FILE: keyring.files.jwks,
+      ...stack.env,
       PLANS_FILE: PLANS,
-      REDIS_URL: redis.url,
       ...(budgetMs === 'default' ? {} : { REDIS_COMMAND_TIMEOUT_MS: budgetMs }),
       RATE_LIMIT_ON_REDIS_FAILURE: policy,
       RATE_LIMIT_LOCAL_SHARE: '0.5',

@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
-import { connectedRedisClient } from './connected-redis-client.js';
+import { connectedRedisClient, seededRandom } from './support/index.js';
 import { after, before, describe, test } from 'node:test';
 import { Redis } from 'ioredis';
 import { redisSkipReason, startRedis, type RedisServer } from '@animal-store/testkit';
-import { seededRandom } from './seeded-random.js';
 import { createMemoryLimiter } from '../src/ratelimit/memory-limiter.js';
 import type { Limiter, Policy, RateDecision } from '../src/ratelimit/policy.js';
 import { createRedisLimiter } from '../src/ratelimit/redis-limiter.js';

@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
-import { connectedRedisClient } from './connected-redis-client.js';
+import { connectedRedisClient, seededRandom } from './support/index.js';
 import { after, before, describe, test } from 'node:test';
 import { Redis } from 'ioredis';
-import { seededRandom } from './seeded-random.js';
 import { OLD_HASH_RATE_LIMIT_SCRIPT } from './fixtures/old-hash-script.js';
 import { redisSkipReason, startRedis, type RedisServer } from '@animal-store/testkit';
 import { createMemoryLimiter } from '../src/ratelimit/memory-limiter.js';

@@ -1,33 +1,26 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { parseList } from 'structured-headers';
-import { redisSkipReason, startRedis, temporaryDir, type RedisServer } from '@animal-store/testkit';
-import { burst } from './burst.js';
-import { createTestKeyring } from './keys-fixture.js';
+import { redisSkipReason, startRedis, type RedisServer } from '@animal-store/testkit';
+import {
+  burst,
+  createTestKeyring,
+  PROXY_TEST_PATHS,
+  type RecordingUpstream,
+  type RunningGateway,
+  startGateway,
+  startRecordingUpstream,
+  type TestPlans,
+  writeDocument,
+  writePlansFile,
+} from './support/index.js';
 import { VERIFICATIONS_PER_SECOND } from '../src/pipeline/steps/key-guard.js';
-import { PROXY_TEST_PATHS, startGateway, startRecordingUpstream, writeDocument, type RecordingUpstream, type RunningGateway } from './helpers.js';
 
 type Keyring = Awaited<ReturnType<typeof createTestKeyring>>;
 
-function plansFile(overrides: Record<string, unknown> = {}): string {
-  const file = join(temporaryDir('plans-'), 'plans.json');
-  const plans = {
-    plans: {
-      free: { minute: 60, day: 1000 },
-      pro: { minute: 300, day: 10000 },
-      business: { minute: 1000, day: 100000 },
-      enterprise: { minute: 5000, day: 2000000 },
-    },
-    anonymous: { minute: 30, day: 1000 },
-    ban: { strikes: 5, strikeWindowSeconds: 60, banSeconds: 120 },
-    accounts: {},
-    ...overrides,
-  };
-  writeFileSync(file, JSON.stringify(plans));
-  return file;
-}
+/** The shipped limits, with a quicker ban than the shipped one. */
+const plansFile = (overrides: TestPlans = {}): string => writePlansFile({ ban: { strikes: 5, strikeWindowSeconds: 60, banSeconds: 120 }, ...overrides });
 
 /** Checks the rate-limit headers of any answer with an RFC 9651 parser. */
 function assertRateLimitHeaders(res: Response): void {

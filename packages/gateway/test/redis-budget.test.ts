@@ -1,11 +1,9 @@
 import assert from 'node:assert/strict';
-import { connectedRedisClient } from './connected-redis-client.js';
+import { connectedRedisClient, createTestKeyring, type RunningGateway, startGateway, startLimitedStack, waitUntilReady } from './support/index.js';
 import { after, before, describe, test } from 'node:test';
 import { Redis } from 'ioredis';
 import { redisSkipReason, startRedis, type RedisServer } from '@animal-store/testkit';
 import type { RedisClient } from '../src/redis/index.js';
-import { createTestKeyring } from './keys-fixture.js';
-import { PROXY_TEST_PATHS, startGateway, startRecordingUpstream, waitUntilReady, writeDocument, type RunningGateway } from './helpers.js';
 
 /** Keeps this process's event loop busy for `ms`, as a burst of requests to parse would. */
 function blockLoop(ms: number): void {
@@ -50,26 +48,16 @@ describe('the Redis command budget counts Redis not answering, not the gateway b
 
 /** A gateway with limits in a private Redis and the closed failure policy, in front of a recording upstream. */
 async function startClosedPolicyGateway() {
-  const redis = await startRedis();
-  const upstream = await startRecordingUpstream();
-  const keyring = await createTestKeyring();
-  const gateway = await startGateway({
-    UPSTREAM_URL: upstream.url,
-    OPENAPI_FILE: writeDocument(PROXY_TEST_PATHS),
-    JWKS_FILE: keyring.files.jwks,
-    REDIS_URL: redis.url,
-    RATE_LIMITS: 'on',
-    RATE_LIMIT_ON_REDIS_FAILURE: 'closed',
-  });
+  const stack = await startLimitedStack();
+  const gateway = await startGateway({ ...stack.env, RATE_LIMIT_ON_REDIS_FAILURE: 'closed' });
   await waitUntilReady(gateway.url);
   return {
-    redis,
+    redis: stack.redis as RedisServer,
     gateway,
-    keyring,
+    keyring: stack.keyring,
     async close() {
       await gateway.close();
-      await upstream.close();
-      await redis.close();
+      await stack.close();
     },
   };
 }

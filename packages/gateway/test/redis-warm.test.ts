@@ -2,48 +2,31 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { Redis } from 'ioredis';
-import { redisSkipReason, startRedis, type RedisServer } from '@animal-store/testkit';
+import { redisSkipReason, type RedisServer } from '@animal-store/testkit';
 import { RATE_LIMIT_SCRIPT } from '../src/ratelimit/redis-script.js';
-import { createTestKeyring } from './keys-fixture.js';
-import {
-  PROXY_TEST_PATHS,
-  startGateway,
-  startRecordingUpstream,
-  waitUntilReady,
-  writeDocument,
-  type RecordingUpstream,
-  type RunningGateway,
-} from './helpers.js';
+import { type LimitedStack, type RunningGateway, startGateway, startLimitedStack, waitUntilReady } from './support/index.js';
 
 // Issue 19, warm before ready: /readyz says ready only once the rate-limit script is loaded on
 // the connection (and run once), so the first burst pays no NOSCRIPT round trip and meets warm
 // connections; again after Redis restarts empty.
 describe('a gateway says ready only with its Redis connection warm', { skip: redisSkipReason() }, () => {
   const sha = createHash('sha1').update(RATE_LIMIT_SCRIPT).digest('hex');
+  let stack: LimitedStack;
   let redis: RedisServer;
   let admin: Redis;
-  let upstream: RecordingUpstream;
   let gateway: RunningGateway;
 
   before(async () => {
-    redis = await startRedis();
+    stack = await startLimitedStack();
+    redis = stack.redis as RedisServer;
     admin = new Redis(redis.url);
     admin.on('error', () => {});
-    upstream = await startRecordingUpstream();
-    const keyring = await createTestKeyring();
-    gateway = await startGateway({
-      UPSTREAM_URL: upstream.url,
-      OPENAPI_FILE: writeDocument(PROXY_TEST_PATHS),
-      JWKS_FILE: keyring.files.jwks,
-      REDIS_URL: redis.url,
-      RATE_LIMITS: 'on',
-    });
+    gateway = await startGateway(stack.env);
   });
   after(async () => {
     await gateway?.close();
     admin?.disconnect();
-    await upstream?.close();
-    await redis?.close();
+    await stack?.close();
   });
 
   const scriptLoaded = async () => ((await admin.script('EXISTS', sha)) as number[])[0] === 1;

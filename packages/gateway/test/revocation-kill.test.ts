@@ -1,18 +1,17 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { redisSkipReason, startRedis, type RedisServer } from '@animal-store/testkit';
+import { type RedisServer, redisSkipReason, startRedis, temporaryDir } from '@animal-store/testkit';
 import {
   keysCli as keys,
-  revokeThenKill,
   PROXY_TEST_PATHS,
-  temporaryDir,
+  type RecordingUpstream,
+  revokeThenKill,
+  type RunningGateway,
   startGateway,
   startRecordingUpstream,
   writeDocument,
-  type RecordingUpstream,
-  type RunningGateway,
-} from './helpers.js';
+} from './support/index.js';
 
 // Issue "hold the guarantees", 3: a revocation, then Redis dying within 2 ms, before the gateways'
 // 5 s copy of the deny-list was refreshed. Both instances must refuse the key (fail closed).

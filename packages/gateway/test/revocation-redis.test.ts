@@ -1,19 +1,17 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { redisSkipReason, startRedis, type RedisServer } from '@animal-store/testkit';
+import { freePort, type RedisServer, redisSkipReason, startRedis, temporaryDir } from '@animal-store/testkit';
 import {
-  freePort,
   keysCli as keys,
   PROXY_TEST_PATHS,
-  temporaryDir,
-  startGateway,
-  waitUntilReady,
-  startRecordingUpstream,
-  writeDocument,
   type RecordingUpstream,
   type RunningGateway,
-} from './helpers.js';
+  startGateway,
+  startRecordingUpstream,
+  waitUntilReady,
+  writeDocument,
+} from './support/index.js';
 
 // With limits on too: a revoked key is refused before the limiter, and with Redis down under the
 // `local` policy the local copy still refuses it while good keys are limited in process.

@@ -4,8 +4,7 @@ import { Redis } from 'ioredis';
 import { redisSkipReason, startRedis, type RedisServer } from '@animal-store/testkit';
 import { createRedisRevocations } from '../src/auth/index.js';
 import { createRedisClient, redisKeyNames } from '../src/redis/index.js';
-import { createTestKeyring } from './keys-fixture.js';
-import { PROXY_TEST_PATHS, startGateway, startRecordingUpstream, waitUntilReady, writeDocument } from './helpers.js';
+import { createTestKeyring, PROXY_TEST_PATHS, startGateway, startRecordingUpstream, waitUntilReady, writeDocument } from './support/index.js';
 
 const SIZE = 200_000;
 

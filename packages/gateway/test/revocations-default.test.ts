@@ -1,19 +1,18 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { redisSkipReason, startRedis, type RedisServer } from '@animal-store/testkit';
+import { type RedisServer, redisSkipReason, startRedis, temporaryDir } from '@animal-store/testkit';
 import { loadConfig } from '../src/config/index.js';
 import {
   keysCli as keys,
   PROXY_TEST_PATHS,
-  startGateway,
-  startRecordingUpstream,
-  temporaryDir,
-  waitUntilReady,
-  writeDocument,
   type RecordingUpstream,
   type RunningGateway,
-} from './helpers.js';
+  startGateway,
+  startRecordingUpstream,
+  waitUntilReady,
+  writeDocument,
+} from './support/index.js';
 
 // Issue 19, secure by default: a gateway given the keyring's public folder (JWKS_FILE=…/public/
 // jwks.json) reads the deny-list beside it without REVOCATIONS_FILE. Before, a key revoked in the

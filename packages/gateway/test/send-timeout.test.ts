@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { PROXY_ENGINES } from '../src/proxy/index.js';
-import { PROXY_TEST_PATHS, startGateway, startRecordingUpstream, writeDocument, type RecordingUpstream, type RunningGateway } from './helpers.js';
+import { PROXY_TEST_PATHS, type RecordingUpstream, type RunningGateway, startGateway, startRecordingUpstream, writeDocument } from './support/index.js';
 
 // SEND_TIMEOUT_MS bounds a client that stops reading, not an upstream that goes quiet within a
 // streamed answer (SSE, long polls): a gateway with a 1 s send timeout cut such an answer after

@@ -4,7 +4,15 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import httpProxy from 'http-proxy';
 import { PROXY_ENGINES } from '../src/proxy/index.js';
-import { PROXY_TEST_PATHS, rawExchange, startGateway, startRecordingUpstream, writeDocument, type RecordingUpstream, type RunningGateway } from './helpers.js';
+import {
+  PROXY_TEST_PATHS,
+  rawExchange,
+  type RecordingUpstream,
+  type RunningGateway,
+  startGateway,
+  startRecordingUpstream,
+  writeDocument,
+} from './support/index.js';
 
 /**
  * CVE-2026-29057: http-proxy's `deleteLength` pass turns a chunked DELETE or OPTIONS into

@@ -1,35 +1,22 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
-import { redisSkipReason, startRedis, temporaryDir, type RedisServer } from '@animal-store/testkit';
-import { createTestKeyring } from './keys-fixture.js';
-import { PROXY_TEST_PATHS, startGateway, startRecordingUpstream, writeDocument, type RecordingUpstream, type RunningGateway } from './helpers.js';
+import { redisSkipReason, startRedis, type RedisServer } from '@animal-store/testkit';
+import {
+  createTestKeyring,
+  PROXY_TEST_PATHS,
+  type RecordingUpstream,
+  type RunningGateway,
+  startGateway,
+  startRecordingUpstream,
+  writeDocument,
+  writePlansFile,
+} from './support/index.js';
 import { USAGE_POLICY } from '../src/ratelimit/rate-limiting.js';
 
 const MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url));
-
-function plansFile(): string {
-  const file = join(temporaryDir('usage-plans-'), 'plans.json');
-  writeFileSync(
-    file,
-    JSON.stringify({
-      plans: {
-        free: { minute: 5, day: 1000 },
-        pro: { minute: 300, day: 10000 },
-        business: { minute: 1000, day: 100000 },
-        enterprise: { minute: 5000, day: 2000000 },
-      },
-      anonymous: { minute: 30, day: 1000 },
-      ban: { strikes: 3, strikeWindowSeconds: 60, banSeconds: 120 },
-      accounts: {},
-    }),
-  );
-  return file;
-}
 
 interface Usage {
   plan: string;
@@ -53,7 +40,7 @@ for (const store of ['memory', 'redis'] as const) {
         UPSTREAM_URL: upstream.url,
         OPENAPI_FILE: writeDocument(PROXY_TEST_PATHS),
         JWKS_FILE: keyring.files.jwks,
-        PLANS_FILE: plansFile(),
+        PLANS_FILE: writePlansFile({ plans: { free: { minute: 5, day: 1000 } }, ban: { strikes: 3, strikeWindowSeconds: 60, banSeconds: 120 } }),
         ...(redis === undefined ? {} : { REDIS_URL: redis.url, REDIS_COMMAND_TIMEOUT_MS: '1000' }),
       });
     });

@@ -2,71 +2,117 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { TEST_ENV } from './config.js';
 
 export interface ServiceProcess {
-  /** The base URL the service logged when it started listening. */
+  /** The base URL the service logged when it started listening, or the `healthzAt` it was started with. */
   readonly url: string;
   readonly child: ChildProcess;
-  /** Everything the process wrote so far, stdout and stderr. */
+  readonly pid: number;
+  /** Everything the process wrote so far that was kept: stdout (when read for readiness) and stderr. */
   output(): string;
-  /** Sends `signal` (SIGTERM by default) and resolves with the exit code. */
-  stop(signal?: NodeJS.Signals): Promise<number | null>;
+  /**
+   * Sends `signal` (SIGTERM by default) and resolves with the exit code. With `killAfterMs`, a
+   * process still running that long after gets SIGKILL.
+   */
+  stop(signal?: NodeJS.Signals, killAfterMs?: number): Promise<number | null>;
 }
 
 export interface StartServiceOptions {
   /** The TypeScript entry point, run with `node --import tsx`. */
   readonly entry?: string;
-  /** Or a whole command line (`npm run …`), run in a process group of its own and stopped as one. */
+  /** Or a whole command line (`npm run …`, `nginx …`). */
   readonly command?: readonly string[];
+  /**
+   * Runs the process in a process group of its own and signals the whole group (default: for a
+   * `command`, where npm and sh stand between the test and the service).
+   */
+  readonly group?: boolean;
   readonly env: Readonly<Record<string, string>>;
   readonly cwd?: string;
+  /** How long it may take to be ready: 15 s unless told. */
   readonly timeoutMs?: number;
+  /**
+   * Ready when `healthzAt`/healthz answers 200, and stdout goes to /dev/null: a soak or a benchmark
+   * writes millions of log lines, and what writing them costs is part of what is measured. Unset,
+   * it is ready when it logs a JSON line carrying `url` (every service here logs one when it listens).
+   */
+  readonly healthzAt?: string;
+  /** `inherit` shows stderr as it comes (the bench); by default it is kept for `output()`. */
+  readonly stderr?: 'keep' | 'inherit';
 }
 
 /**
- * Runs a service entry point as a real process and waits for its JSON log line carrying `url`
- * (every service here logs one when it listens). Ports come from the env (`PORT=0` picks one).
+ * Runs a service as a real process and resolves once it is ready (see `healthzAt`); rejects if it
+ * exits first or is not ready in time (then it is killed). Ports come from the env (`PORT=0` picks
+ * one when readiness is read from the log).
  */
-export function startService(options: StartServiceOptions): Promise<ServiceProcess> {
+export async function startService(options: StartServiceOptions): Promise<ServiceProcess> {
   const [file, ...args] = options.command ?? [process.execPath, '--import', 'tsx', options.entry ?? ''];
-  const group = options.command !== undefined;
+  const group = options.group ?? options.command !== undefined;
+  const byLog = options.healthzAt === undefined;
   const child = spawn(file as string, args, {
     cwd: options.cwd,
     env: { PATH: TEST_ENV.path, ...options.env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ['ignore', byLog ? 'pipe' : 'ignore', options.stderr === 'inherit' ? 'inherit' : 'pipe'],
     detached: group,
   });
-  // npm and sh between the test and the service: signal all of them.
   const signal = (name: NodeJS.Signals) => (group && child.pid !== undefined ? process.kill(-child.pid, name) : child.kill(name));
   let output = '';
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
 
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      signal('SIGKILL');
-      reject(new Error(`service did not start in time:\n${output}`));
-    }, options.timeoutMs ?? 15_000);
-    const exitedEarly = (code: number | null) => {
-      clearTimeout(timer);
-      reject(new Error(`service exited with ${code} before listening:\n${output}`));
-    };
-    child.once('exit', exitedEarly);
-    child.stdout.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      const url = listeningUrl(output);
-      if (url === undefined) return;
+  const url = await new Promise<string>((resolve, reject) => {
+    let settled = false;
+    const settle = (error: Error | undefined, found?: string) => {
+      if (settled) return;
+      settled = true;
       clearTimeout(timer);
       child.off('exit', exitedEarly);
-      resolve({
-        url,
-        child,
-        output: () => output,
-        async stop(name = 'SIGTERM') {
-          if (child.exitCode === null && child.signalCode === null) signal(name);
-          return exited;
-        },
+      if (error === undefined) resolve(found as string);
+      else reject(error);
+    };
+    const timer = setTimeout(() => {
+      signal('SIGKILL');
+      settle(new Error(`service did not start in time:\n${output}`));
+    }, options.timeoutMs ?? 15_000);
+    const exitedEarly = (code: number | null) => settle(new Error(`service exited with ${code} before it was ready:\n${output}`));
+    child.once('exit', exitedEarly);
+    if (byLog) {
+      child.stdout?.on('data', () => {
+        const found = listeningUrl(output);
+        if (found !== undefined) settle(undefined, found);
       });
-    });
+    } else {
+      void pollHealthz(options.healthzAt as string, () => settled).then((ok) => ok && settle(undefined, options.healthzAt));
+    }
   });
+
+  return {
+    url,
+    child,
+    pid: child.pid as number,
+    output: () => output,
+    async stop(name = 'SIGTERM', killAfterMs) {
+      if (child.exitCode !== null || child.signalCode !== null) return exited;
+      signal(name);
+      const kill = killAfterMs === undefined ? undefined : setTimeout(() => signal('SIGKILL'), killAfterMs);
+      const code = await exited;
+      clearTimeout(kill);
+      return code;
+    },
+  };
+}
+
+/** Asks `url`/healthz every 50 ms until it answers 200 (true) or `givenUp()` says to stop (false). */
+async function pollHealthz(url: string, givenUp: () => boolean): Promise<boolean> {
+  while (!givenUp()) {
+    const ok = await fetch(`${url}/healthz`).then(
+      async (res) => (await res.arrayBuffer(), res.ok),
+      () => false,
+    );
+    if (ok) return true;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return false;
 }
 
 function listeningUrl(output: string): string | undefined {

@@ -1,11 +1,10 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { freePort, TEST_ENV } from '@animal-store/testkit';
+import { freePort, startService } from '@animal-store/testkit';
 
 const MAINS = {
   gateway: fileURLToPath(new URL('../../src/main.ts', import.meta.url)),
-  core: fileURLToPath(new URL('../../../core/src/main.ts', import.meta.url)),
+  core: fileURLToPath(import.meta.resolve('@animal-store/core/main')),
 } as const;
 
 /** A gateway or core running as production runs it: `src/main.ts` in a process of its own. */
@@ -35,30 +34,16 @@ export interface ServiceUnderTest {
  */
 export async function startProcess(kind: keyof typeof MAINS, env: Record<string, string>): Promise<ServiceUnderTest> {
   const port = await freePort();
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', MAINS[kind]], {
-    env: { PATH: TEST_ENV.path, HOST: '127.0.0.1', PORT: String(port), ...env },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr?.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-20_000)));
   const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`${kind} exited with ${child.exitCode}:\n${stderr}`);
-    if (Date.now() > deadline) {
-      child.kill('SIGKILL');
-      throw new Error(`${kind} did not answer /healthz in 30 s:\n${stderr}`);
-    }
-    if (
-      await fetch(`${url}/healthz`).then(
-        async (res) => (await res.arrayBuffer(), res.ok),
-        () => false,
-      )
-    )
-      break;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  const pid = child.pid as number;
+  const service = await startService({
+    entry: MAINS[kind],
+    env: { HOST: '127.0.0.1', PORT: String(port), ...env },
+    healthzAt: url,
+    timeoutMs: 30_000,
+  }).catch((error: Error) => {
+    throw new Error(`${kind}: ${error.message}`);
+  });
+  const { pid } = service;
   return {
     url,
     port,
@@ -66,17 +51,10 @@ export async function startProcess(kind: keyof typeof MAINS, env: Record<string,
     descriptors: () => readdirSync(`/proc/${pid}/fd`).length,
     clientSockets: () => clientSocketsOf(pid, port),
     rss: () => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) * 1024,
-    stderr: () => stderr,
-    stop: () =>
-      new Promise((resolve) => {
-        if (child.exitCode !== null || child.signalCode !== null) return resolve();
-        const kill = setTimeout(() => child.kill('SIGKILL'), 10_000);
-        child.once('exit', () => {
-          clearTimeout(kill);
-          resolve();
-        });
-        child.kill('SIGTERM');
-      }),
+    stderr: () => service.output(),
+    stop: async () => {
+      await service.stop('SIGTERM', 10_000);
+    },
   };
 }
 

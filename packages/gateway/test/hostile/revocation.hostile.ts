@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { redisSkipReason } from '@animal-store/testkit';
-import { keysCli, revokeThenKill } from '../helpers.js';
+import { keysCli, revokeThenKill } from '../support/index.js';
 import { startStack, untilReady, type Stack } from './stack.js';
 
 // Hostile suite: a revoked key must stay refused whatever happens to Redis right after. Two

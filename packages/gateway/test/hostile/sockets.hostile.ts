@@ -3,7 +3,7 @@ import { connect, type Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { startService, type ServiceProcess } from '@animal-store/testkit';
-import { PROXY_TEST_PATHS, writeDocument } from '../helpers.js';
+import { PROXY_TEST_PATHS, writeDocument } from '../support/index.js';
 import { eventually, startProcess, type ServiceUnderTest } from './processes.js';
 
 // Hostile suite: every socket costs the gateway a bounded time once it has answered or timed the

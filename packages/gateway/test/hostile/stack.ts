@@ -1,5 +1,5 @@
 import { startRedis, type RedisServer } from '@animal-store/testkit';
-import { createTestKeyring } from '../keys-fixture.js';
+import { createTestKeyring } from '../support/index.js';
 import { startProcess, type ServiceUnderTest } from './processes.js';
 
 export type TestKeyring = Awaited<ReturnType<typeof createTestKeyring>>;

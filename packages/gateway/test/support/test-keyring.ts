@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { temporaryDir } from '@animal-store/testkit';
 import { join } from 'node:path';
 import { SignJWT, importJWK, type JWK } from 'jose';
-import { initKeyring, issueKey, keyringFiles, type IssueRequest } from '../src/keyring/index.js';
+import { initKeyring, issueKey, keyringFiles, type IssueRequest } from '../../src/keyring/index.js';
 
 /** A keyring in a temp dir, with helpers to issue good keys and forge bad ones. */
 export async function createTestKeyring(audience = 'animal-store-production') {
@@ -28,6 +28,9 @@ export async function createTestKeyring(audience = 'animal-store-production') {
   };
 }
 
+/** What `createTestKeyring` resolves with. */
+export type TestKeyring = Awaited<ReturnType<typeof createTestKeyring>>;
+
 const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
 
 /** A token with `alg: none` and an empty signature. */
@@ -42,6 +45,7 @@ export function hmacWithPublicKey(publicJwk: JWK, claims: Record<string, unknown
   return `${input}.${signature}`;
 }
 
+/** Claims as the keyring issues them (a pro key of `acme`), with `overrides`: for forged tokens. */
 export function claimsFor(overrides: Record<string, unknown> = {}): Record<string, unknown> {
   const now = Math.floor(Date.now() / 1000);
   return { iss: 'animal-store', aud: 'animal-store-production', sub: 'acme', jti: 'forged', plan: 'pro', iat: now, ...overrides };

@@ -1,4 +1,4 @@
-import { createRedisClient, type RedisClient } from '../src/redis/index.js';
+import { createRedisClient, type RedisClient } from '../../src/redis/index.js';
 
 /**
  * The gateway's Redis client on `url`, once it answers a ping (it has no offline queue: a command

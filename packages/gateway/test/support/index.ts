@@ -1,0 +1,15 @@
+// The gateway's test support, on one shelf: the gateway's own tests import it from here, other
+// packages and the repository tests as `@animal-store/gateway/testing`. Processes (redis-server,
+// services) come from `@animal-store/testkit`; what is here knows the gateway.
+export { burst } from './burst.js';
+export { capturedLog } from './captured-log.js';
+export { connectedRedisClient } from './connected-redis-client.js';
+export { keysCli, revokeThenKill } from './keys-cli.js';
+export { startLimitedStack, type LimitedStack } from './limited-stack.js';
+export { writePlansFile, type TestLimits, type TestPlans } from './plans-file.js';
+export { rawExchange } from './raw-exchange.js';
+export { BIG_BODY_BYTES, startRecordingUpstream, type RecordedRequest, type RecordingUpstream } from './recording-upstream.js';
+export { seededRandom } from './seeded-random.js';
+export { startGateway, waitUntilReady, type RunningGateway } from './start-gateway.js';
+export { PROXY_TEST_PATHS, writeDocument } from './test-document.js';
+export { claimsFor, createTestKeyring, hmacWithPublicKey, unsignedToken, type TestKeyring } from './test-keyring.js';
