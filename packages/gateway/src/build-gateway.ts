@@ -14,7 +14,8 @@ import { subscribeAccessLog } from './observability/access-log.js';
 import { createMetrics } from './observability/metrics.js';
 import { createMetricsServer } from './observability/metrics-server.js';
 import { createTracing } from './observability/tracing.js';
-import { createUpstream, type Upstream } from './proxy/index.js';
+import { createLinkRewriter } from './http/link-rewrite.js';
+import { createUpstream, upstreamPrefix, type Upstream } from './proxy/index.js';
 import { createRedisClient, observeRedis, redisKeyNames, type RedisClient } from './redis/index.js';
 import { gatewayOperations, loadOperations, type Operation } from './routing/index.js';
 import { createAuthentication } from './wiring/authentication.js';
@@ -63,7 +64,11 @@ export function buildGateway(config: GatewayConfig, deps: BuildDeps): BuiltGatew
   }
   const docs = createDocs({ document, documentPath: `${basePath}${DOCUMENT_PATH}`, deprecationNotesUrl: docUrl });
   const operations = [...backendOperations, ...gatewayOperations(basePath)];
-  const upstream = createUpstream(config.upstream.engine, { target: config.upstream.url, ...config.upstream });
+  const upstreamBase = upstreamPrefix(config.upstream.url, config.upstream.basePath, basePath);
+  const linkRewriter = config.upstream.rewriteLinks
+    ? createLinkRewriter({ upstreamOrigin: config.upstream.url.origin, upstreamPrefix: upstreamBase, publicPrefix: basePath })
+    : undefined;
+  const upstream = createUpstream(config.upstream.engine, { target: config.upstream.url, ...config.upstream, linkRewriter });
   const redis = config.redis === undefined ? undefined : observeRedis(createRedisClient(config.redis.url, config.redis));
 
   let revocations: RedisRevocations | undefined;
