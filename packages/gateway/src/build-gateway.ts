@@ -34,6 +34,8 @@ export interface BuiltGateway {
   readonly server: Server | TlsServer;
   readonly upstream: Upstream;
   readonly operations: readonly Operation[];
+  /** The public base path and the upstream's, as the start line names them (`/` for the root). */
+  readonly basePaths: { readonly public: string; readonly upstream: string };
   /** The shared Redis client, when REDIS_URL is set. */
   readonly redis: RedisClient | undefined;
   /** The admin listener of `/metrics`, not yet listening; `undefined` without METRICS_PORT. */
@@ -123,6 +125,7 @@ export function buildGateway(config: GatewayConfig, deps: BuildDeps): BuiltGatew
     server,
     upstream,
     operations,
+    basePaths: { public: basePath || '/', upstream: upstreamBase || '/' },
     redis,
     metricsServer,
     async close() {

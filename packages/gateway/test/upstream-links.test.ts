@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
+import { startService } from '@animal-store/testkit';
 import { startGateway, startRecordingUpstream, writeDocument, type RecordingUpstream } from './helpers.js';
 
 // Issue 22: an API moved to another public path must not send clients back to the old one,
@@ -142,4 +144,24 @@ describe("the gateway's own links under PUBLIC_BASE_PATH", () => {
       await gateway.close();
     }
   });
+});
+
+test('the start line names the public and the upstream base paths in effect', async () => {
+  const upstream = await startRecordingUpstream();
+  const gateway = await startService({
+    entry: fileURLToPath(new URL('../src/main.ts', import.meta.url)),
+    env: { PORT: '0', AUTH: 'off', UPSTREAM_URL: `${upstream.url}/svc`, OPENAPI_FILE: writeDocument(PATHS), PUBLIC_BASE_PATH: '/api/pets' },
+  });
+  try {
+    const line =
+      gateway
+        .output()
+        .split('\n')
+        .find((text) => text.includes('"msg":"gateway listening"')) ?? '';
+    assert.match(line, /"publicBasePath":"\/api\/pets"/);
+    assert.match(line, /"upstreamBasePath":"\/svc\/api\/pets"/, 'the path of UPSTREAM_URL, then the public base path (no UPSTREAM_BASE_PATH)');
+  } finally {
+    await gateway.stop();
+    await upstream.close();
+  }
 });
