@@ -7,7 +7,7 @@ import { createRedisRevocations, type RedisRevocations } from './auth/index.js';
 import type { GatewayConfig } from './config/index.js';
 import { DEPRECATION_NOTES_PATH } from './deprecation/index.js';
 import { createDocs } from './docs/index.js';
-import { buildEffectiveDocument, DOCUMENT_PATH } from './openapi/index.js';
+import { buildEffectiveDocument, DOCUMENT_PATH, withPublicBasePath } from './openapi/index.js';
 import { readJsonFile } from './sources/read-json-file.js';
 import { createGateway } from './gateway.js';
 import { subscribeAccessLog } from './observability/access-log.js';
@@ -61,6 +61,7 @@ export function buildGateway(config: GatewayConfig, deps: BuildDeps): BuiltGatew
   let document: Record<string, unknown>;
   try {
     document = buildEffectiveDocument(backendDocument, { deprecationDocUrl: docUrl });
+    if (config.publicBasePath !== undefined) document = withPublicBasePath(document, basePath);
   } catch (error) {
     throw new Error(`OPENAPI_FILE ${config.openApiFile}: ${(error as Error).message}`);
   }

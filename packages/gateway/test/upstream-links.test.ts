@@ -133,6 +133,23 @@ describe("the gateway's own links under PUBLIC_BASE_PATH", () => {
     }
   });
 
+  test('the served document: servers and x-successor-version under the public path', async () => {
+    const gateway = await startGateway({ UPSTREAM_URL: upstream.url, PUBLIC_BASE_PATH: '/api/pets' });
+    try {
+      const document = (await (await fetch(`${gateway.url}/api/pets/openapi.json`)).json()) as {
+        servers: { url: string }[];
+        paths: Record<string, { get?: Record<string, unknown> }>;
+      };
+      assert.deepEqual(
+        document.servers.map((server) => server.url),
+        ['https://{host}/api/pets', 'https://{host}/api/pets'],
+      );
+      assert.equal(document.paths['/pets/{petId}']?.get?.['x-successor-version'], '/api/pets/pets?status=available');
+    } finally {
+      await gateway.close();
+    }
+  });
+
   test('/docs/deprecations: "Use instead" names the public path', async () => {
     const gateway = await startGateway({ UPSTREAM_URL: upstream.url, PUBLIC_BASE_PATH: '/api/pets' });
     try {

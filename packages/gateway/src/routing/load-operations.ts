@@ -68,7 +68,7 @@ export function loadOperations(file: string, options: { readonly basePath?: stri
 }
 
 /** The path of a server URL with its variables at their defaults: `https://{host}/v1` → `/v1`. */
-function serverBasePath(server: { url: string; variables?: Record<string, { default: string }> | undefined }): string {
+export function serverBasePath(server: { url: string; variables?: Record<string, { default: string }> | undefined }): string {
   const url = server.url.replace(/\{([^}]+)\}/g, (_, name: string) => server.variables?.[name]?.default ?? name);
   const path = new URL(url, 'http://relative.invalid').pathname.replace(/\/+$/, '');
   return path;
