@@ -66,8 +66,8 @@ export function rewriteLinkTargets(value: string, rewrite: (reference: string) =
   for (let i = 0; i < value.length; i++) {
     const c = value.charCodeAt(i);
     if (quoted) {
-      if (c === 0x5c)
-        i++; // a quoted-pair: the next character is taken as it is
+      // A quoted-pair (`\"`): the next character is taken as it is, even a quote.
+      if (c === 0x5c) i++;
       else if (c === 0x22) quoted = false;
     } else if (c === 0x22) {
       quoted = true;
