@@ -3,7 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { startService } from '@animal-store/testkit';
-import { startGateway, startRecordingUpstream, writeDocument, type RecordingUpstream } from './helpers.js';
+import { startGateway, startRecordingUpstream, writeDocument, type RecordingUpstream } from './support/index.js';
 
 // Issue 22: an API moved to another public path must not send clients back to the old one,
 // neither in the links the gateway makes nor in those the backend sends (nginx's proxy_redirect).
