@@ -2,7 +2,16 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { redisSkipReason } from '@animal-store/testkit';
 import { burstsOnFreshGateways } from './hostile/burst-exactness.js';
-import { burst, type LimitedStack, type RunningGateway, startGateway, startLimitedStack, type TestKeyring, waitUntilReady } from './support/index.js';
+import {
+  burst,
+  type LimitedStack,
+  type RunningGateway,
+  startGateway,
+  startLimitedStack,
+  type TestKeyring,
+  waitUntilReady,
+  writePlansFile,
+} from './support/index.js';
 
 // Issue "hold the guarantees under bursts": with the default 50 ms command budget, a burst that
 // keeps the gateway's event loop busy must not turn healthy Redis replies into timeouts (and so
@@ -33,6 +42,32 @@ describe('exact admission under a burst, default settings, two instances on one 
   test('3,000 in parallel on a business key (1,000 a minute): exactly 1,000 admitted', async () => {
     const { token } = await keyring.issue({ plan: 'business', sub: 'burst-business' });
     assert.deepEqual(await burst(urls, 3000, token), { 200: 1000, 429: 2000 });
+  });
+});
+
+// Issue 21, cost per operation: units, not requests, are what the two instances share exactly.
+describe('exact admission in units: an operation that costs 5, two instances on one Redis', { skip: redisSkipReason() }, () => {
+  let stack: LimitedStack;
+  const gateways: RunningGateway[] = [];
+
+  before(async () => {
+    stack = await startLimitedStack();
+    const env = { ...stack.env, PLANS_FILE: writePlansFile({ plans: { free: { minute: 60, day: 1000, cost: { echoGet: 5 } } } }) };
+    gateways.push(await startGateway(env), await startGateway(env));
+    for (const gateway of gateways) await waitUntilReady(gateway.url);
+  });
+  after(async () => {
+    for (const gateway of gateways) await gateway.close();
+    await stack?.close();
+  });
+
+  test('3,000 in parallel on a free key (60 units a minute, 5 a request): exactly 12 admitted, 60 units charged', async () => {
+    const { token } = await stack.keyring.issue({ plan: 'free', sub: 'burst-cost' });
+    const urls = gateways.map((gateway) => gateway.url);
+    assert.deepEqual(await burst(urls, 3000, token), { 200: 12, 429: 2988 });
+    const res = await fetch(`${urls[0]}/v1/usage`, { headers: { authorization: `Bearer ${token}` } });
+    const usage = (await res.json()) as { windows: Record<string, { remaining: number }> };
+    assert.deepEqual([usage.windows.minute?.remaining, usage.windows.day?.remaining], [0, 940], 'units, and no unit charged by a refusal');
   });
 });
 

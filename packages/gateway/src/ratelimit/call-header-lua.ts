@@ -48,7 +48,7 @@ if denyList then
   local r = first
   for i = 1, requests do
     if ARGV[r + 2] == '1' then asked[#asked + 1] = ARGV[r + 1] at[#asked] = i end
-    r = r + 6
+    r = r + 7
   end
   if #asked > 0 then
     local found = call('SMISMEMBER', KEYS[1], unpack(asked))

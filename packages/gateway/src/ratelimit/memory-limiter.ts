@@ -102,14 +102,15 @@ export function createMemoryLimiter(options: MemoryLimiterOptions = {}): MemoryL
         return decision('banned', 'process', { policy, windows: view(), retryAt: bannedUntil, now: at });
       }
 
-      const blocking = states.filter(({ window, state }) => state.total + 1 > window.limit);
+      const cost = request.cost ?? 1;
+      const blocking = states.filter(({ window, state }) => state.total + cost > window.limit);
       if (blocking.length === 0) {
         if (peek) return decision('allowed', 'process', { policy, windows: view(), retryAt: undefined, now: at });
-        for (const { state, current } of states) admit(state, current);
+        for (const { state, current } of states) admit(state, current, cost);
         return decision('allowed', 'process', { policy, windows: view(), retryAt: undefined, now: at });
       }
 
-      const retries = blocking.map(({ window, state }) => retryAt(window, state));
+      const retries = blocking.map(({ window, state }) => retryAt(window, state, cost));
       const retry = retries.some((r) => r === undefined) ? undefined : Math.max(...(retries as number[]));
       const ban = policy.ban;
       if (!peek && request.keyId !== undefined && ban !== undefined) {

@@ -65,3 +65,22 @@ test('anonymous clients: per IPv4 address, per IPv6 /64', () => {
   assert.equal(anonymousSubject('::1'), 'ip:0:0:0:0::/64');
   assert.notEqual(anonymousSubject('2001:db8:1:3::1'), anonymousSubject('2001:db8:1:2::1'));
 });
+
+test('cost: units per operation on a plan, 1 for the rest; above the smallest window, refused', () => {
+  const file = join(temporaryDir('plans-'), 'plans.json');
+  const base = readPlansFile(SHIPPED);
+  const withCost = (cost: Record<string, number>) =>
+    writeFileSync(file, JSON.stringify({ ...base, plans: { ...base.plans, free: { minute: 60, day: 1000, cost } } }));
+  withCost({ createPet: 5 });
+  const plans = createPlans(file);
+  assert.equal(plans.costOf(identity('free'), 'createPet'), 5);
+  assert.equal(plans.costOf(identity('free'), 'listPets'), 1);
+  assert.equal(plans.costOf(identity('pro'), 'createPet'), 1, 'a cost is per plan');
+  assert.equal(plans.costOf(identity('free'), undefined), 1);
+  withCost({ createPet: 61, listPets: 0 });
+  assert.throws(
+    () => readPlansFile(file),
+    (error: Error) =>
+      /plans\.free\.cost\.createPet: costs 61 units, more than the plan's smallest window \(60\)/.test(error.message) && /cost\.listPets/.test(error.message),
+  );
+});

@@ -11,7 +11,18 @@ const Limits = z.strictObject({ minute: count, day: count });
 /** At most a day: an account's counters expire a day after its last request, and its bans with them. */
 const seconds = z.int().min(1).max(86_400);
 const Ban = z.strictObject({ strikes: z.int().min(1), strikeWindowSeconds: seconds, banSeconds: seconds });
-const PlanEntry = Limits.extend({ ban: Ban.optional() });
+/**
+ * Units an operation spends of each window, by `operationId` (1 for an operation not named): a
+ * positive integer, at most the plan's smallest window, or no request of it could ever pass.
+ */
+const Cost = z.record(z.string().min(1), z.int().min(1).max(MAX_LIMIT));
+const PlanEntry = Limits.extend({ ban: Ban.optional(), cost: Cost.optional() }).superRefine((plan, context) => {
+  const smallest = Math.min(plan.minute, plan.day);
+  for (const [operation, units] of Object.entries(plan.cost ?? {})) {
+    if (units > smallest)
+      context.addIssue({ code: 'custom', path: ['cost', operation], message: `costs ${units} units, more than the plan's smallest window (${smallest})` });
+  }
+});
 
 /** The plans file (`PLANS_FILE`): limits per plan, per anonymous client, and per account. */
 export const PlansFile = z.strictObject({
@@ -54,6 +65,11 @@ export function createPlans(file: string) {
       const minute = override?.minute ?? signed?.minute ?? plan.minute;
       const day = override?.day ?? signed?.day ?? plan.day;
       return minuteAndDay(identity.plan, minute, day, banOf(plan, p.ban));
+    },
+    /** The units a request of `operationId` spends on the key's plan (see `Cost`). */
+    costOf(identity: KeyHolder, operationId: string | undefined): number {
+      if (operationId === undefined) return 1;
+      return current().plans[identity.plan].cost?.[operationId] ?? 1;
     },
     /** The policy of a request without a valid key. */
     anonymous(): Policy {

@@ -115,6 +115,11 @@ export interface LimitRequest {
   /** The API key (`jti`), whose bans these are; anonymous requests have none. */
   readonly keyId: string | undefined;
   readonly policy: Policy;
+  /**
+   * Units the request spends of every window (the plan's `cost` of its operation; 1 unless the
+   * plan names one). A request that does not fit whole is refused, and charges nothing.
+   */
+  readonly cost?: number;
   /** Refusals answered locally since the last shared decision: they count as strikes too. */
   readonly pendingStrikes?: number;
   /**

@@ -9,7 +9,8 @@ export interface RateLimiting {
    * trip (a revoked key's decision says `revoked`): the authenticator then leaves Redis alone.
    */
   readonly checksRevocation: boolean;
-  forIdentity(identity: KeyHolder): Promise<RateDecision>;
+  /** Charges the request of `operationId` to the key's account, at its plan's cost of that operation. */
+  forIdentity(identity: KeyHolder, operationId?: string): Promise<RateDecision>;
   /**
    * What `forIdentity` would decide now, charging nothing (`GET /v1/usage`): the same code on the
    * same state, read only. Checks revocation as `forIdentity` does.
@@ -40,7 +41,8 @@ export function createRateLimiting(limiter: Limiter, plans: Plans, options: { re
   return {
     ...(warm === undefined ? {} : { warm }),
     checksRevocation: checkRevoked,
-    forIdentity: (identity) => limiter.check({ ...storageOf(accountKey(identity)), policy: plans.forIdentity(identity), checkRevoked }),
+    forIdentity: (identity, operationId) =>
+      limiter.check({ ...storageOf(accountKey(identity)), policy: plans.forIdentity(identity), checkRevoked, cost: plans.costOf(identity, operationId) }),
     peekIdentity: (identity) => limiter.check({ ...storageOf(accountKey(identity)), policy: plans.forIdentity(identity), checkRevoked, peek: true }),
     // A subject of its own per key, and no key id: the usage limit neither reads nor makes bans.
     forUsage: (identity) => limiter.check({ ...storageOf(usageKey(identity)), policy: USAGE_POLICY }),

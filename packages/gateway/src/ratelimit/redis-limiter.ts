@@ -83,6 +83,7 @@ export function createRedisLimiter(redis: RedisClient, options: RedisLimiterOpti
         number,
         request.pendingStrikes ?? 0,
         request.peek === true ? '1' : '0',
+        request.cost ?? 1,
       );
     }
     const args = [clock(), requests.length, withDenyList ? '1' : '0', policyIndex.size, deadline(), ...policyArgs, ...requestArgs];

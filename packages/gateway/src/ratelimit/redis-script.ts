@@ -16,12 +16,13 @@ import { CALL_HEADER_LUA } from './call-header-lua.js';
  *       5 the deadline (ms, Redis's clock; '' for none): a call started after it returns {now} alone
  *       then per policy (4 + 4 × windows fields): strikes before a ban (0: no bans), strike window
  *         ms, ban ms, the number of windows, then per window: name, limit, window ms, buckets
- *       then per request (6 fields): the index in KEYS of its account's key (0: no limit, a
+ *       then per request (7 fields): the index in KEYS of its account's key (0: no limit, a
  *         revocation check alone), the key id (`jti`) whose revocation, bans and strikes apply (''
  *         for none), '1' to refuse it when the deny-list holds it, its policy's number (from 1),
  *         strikes collected locally since the last call (refusals answered from the deny cache),
  *         '1' to peek: decide as for any request, then charge nothing, count no strike and keep
- *         nothing, so the account is not written for it (GET /v1/usage)
+ *         nothing, so the account is not written for it (GET /v1/usage), then its cost: the
+ *         units it spends of every window (1 for most operations)
  * Returns {now, then per request: outcome (1 admitted, 0 refused, 2 banned, 3 revoked; for a peek,
  *          what the request would get), retryAt (-1: never, 0: none), then per window: total after
  *          this request (before it, for a peek), resetAt}.
@@ -103,14 +104,15 @@ local function decide(r, index)
     if ban ~= nil and ban[1] > now then return answer(wins, ws, n, 2, ban[1]) end
   end
 
+  local cost = tonumber(ARGV[r + 6])
   local retryAt, blocked = 0, false
   for k = 1, n do
     local win, w = wins[k], ws[k]
-    if w[3] + 1 > win[2] then
+    if w[3] + cost > win[2] then
       blocked = true
       local at = -1
-      if win[2] >= 1 then
-        local toFree, counts = w[3] + 1 - win[2], w[4]
+      if win[2] >= cost then
+        local toFree, counts = w[3] + cost - win[2], w[4]
         for j = 1, #counts do
           toFree = toFree - counts[j]
           if toFree <= 0 then at = (w[1] + j - 1 + win[4] + 1) * win[5] break end
@@ -134,8 +136,8 @@ local function decide(r, index)
       -- Buckets without requests between the last one and this one count 0.
       for j = #counts + 1, cur - w[1] do counts[j] = 0 end
       local j = cur - w[1] + 1
-      counts[j] = (counts[j] or 0) + 1
-      w[3] = w[3] + 1
+      counts[j] = (counts[j] or 0) + cost
+      w[3] = w[3] + cost
       w[2] = cur
     end
     keep(key, state, policy)
@@ -163,7 +165,7 @@ end
 local r = first
 for i = 1, requests do
   decide(r, i)
-  r = r + 6
+  r = r + 7
 end
 saveTouched()
 return out

@@ -43,6 +43,8 @@ interface Denial {
   /** On this process's clock. */
   readonly cachedAt: number;
   readonly until: number;
+  /** The units of the request refused. */
+  readonly cost: number;
   strikes: number;
 }
 
@@ -93,7 +95,9 @@ export function createSharedLimiter(options: SharedLimiterOptions): Limiter {
         // Redis counted one strike when it refused; this refusal would be the ban-making one: ask Redis.
         const ban = request.policy.ban;
         const banDue = !denial.decision.banned && ban !== undefined && 1 + denial.strikes + 1 >= ban.strikes;
-        if (denial.until > at && !banDue) {
+        // A refusal at one cost says nothing of a cheaper request (a ban refuses any): ask Redis.
+        const covered = denial.decision.banned || (request.cost ?? 1) >= denial.cost;
+        if (denial.until > at && !banDue && covered) {
           denial.strikes += 1;
           return heldDecision(denial.decision, denial.cachedAt, at);
         }
@@ -128,7 +132,7 @@ export function createSharedLimiter(options: SharedLimiterOptions): Limiter {
         // Redis's clock: only its distance from Redis's now carries over to this process's clock.
         const until = at + Math.min(decision.retryAt - decision.now, options.denyCacheMs);
         if (denials.size > 100_000) denials.clear();
-        denials.set(key, { decision, cachedAt: at, until, strikes: 0 });
+        denials.set(key, { decision, cachedAt: at, until, cost: request.cost ?? 1, strikes: 0 });
       }
       return decision;
     },
