@@ -73,20 +73,31 @@ export function createSharedLimiter(options: SharedLimiterOptions): Limiter {
   const seeding = options.onFailure === 'local';
   const views = new Map<string, View>();
 
-  /** The local fallback first counts its share of what Redis had admitted in windows still open. */
+  /** The local fallback first counts its share of what Redis had admitted in windows still open, for every layer. */
   function seedLocal(request: LimitRequest, at: number): void {
-    const view = views.get(request.subject);
-    if (view === undefined) return;
-    const used = new Map<string, number>();
-    for (const window of view.windows) if (at - view.at < window.windowMs) used.set(window.name, window.limit - window.remaining);
-    local.seed(request, used);
+    for (const layer of [request, ...(request.layers ?? [])]) {
+      const view = views.get(layer.subject);
+      if (view === undefined) continue;
+      const used = new Map<string, number>();
+      for (const window of view.windows) if (window.name === 'month' || at - view.at < window.windowMs) used.set(window.name, window.limit - window.remaining);
+      local.seed({ subject: layer.subject, keyId: undefined, policy: layer.policy }, used);
+    }
+  }
+
+  /** What Redis counted for each layer of the request, by its subject. */
+  function remember(request: LimitRequest, decided: RateDecision, at: number): void {
+    if (views.size >= MAX_VIEWS) views.clear();
+    views.set(request.subject, { at, windows: decided.windows.filter((window) => window.layer === undefined) });
+    for (const layer of request.layers ?? []) views.set(layer.subject, { at, windows: decided.windows.filter((window) => window.layer === layer.policy.name) });
   }
 
   const warm = options.shared.warm?.bind(options.shared);
   return {
     ...(warm === undefined ? {} : { warm }),
     async check(request: LimitRequest): Promise<RateDecision> {
-      const key = `${request.subject}\u0000${request.keyId ?? ''}`;
+      // A refusal is held per key and per set of layers: an operation's ceiling says nothing of another's.
+      let key = `${request.subject}\u0000${request.keyId ?? ''}`;
+      for (const layer of request.layers ?? []) key += `\u0000${layer.subject}`;
       const at = now();
       // A peek is never answered from, nor added to, the cache of refusals: it would count a strike there.
       const denial = request.peek === true ? undefined : denials.get(key);
@@ -123,10 +134,7 @@ export function createSharedLimiter(options: SharedLimiterOptions): Limiter {
         if (request.keyId !== undefined) options.revocations?.remember(request.keyId);
         return decision;
       }
-      if (seeding) {
-        if (views.size >= MAX_VIEWS) views.clear();
-        views.set(request.subject, { at, windows: decision.windows });
-      }
+      if (seeding) remember(request, decision, at);
       if (!decision.allowed && decision.retryAt !== undefined && request.peek !== true) {
         // Held at most denyCacheMs, so a raised limit or a lifted ban is seen soon. retryAt is on
         // Redis's clock: only its distance from Redis's now carries over to this process's clock.

@@ -1,0 +1,132 @@
+import type { Calendar } from './calendar.js';
+import { decision, revokedDecision, type LimitRequest, type Policy, type RateDecision, type WindowReading } from './policy.js';
+
+/** What a script call sends: its keys and its ARGV, as `redis-script.ts` describes them. */
+export interface ScriptCall {
+  readonly keys: string[];
+  readonly args: (string | number)[];
+}
+
+/** The letter a window's counter is kept under in a key's state: m, d, and M for the month. */
+const LETTERS = { minute: 'm', day: 'd', month: 'M' } as const;
+
+/**
+ * The call deciding `requests` (all of one shard). `header`: ARGV 1 to 5 (clock, count, deny-list,
+ * then the deadline; the policies' count is filled here). Month starts are sent when a policy
+ * has a month, picked around `at`, this process's view of Redis's clock.
+ */
+export function scriptCall(
+  requests: readonly LimitRequest[],
+  options: {
+    readonly keyOf: (subject: string) => string;
+    readonly denyList: string | undefined;
+    readonly clock: string | number;
+    readonly deadline: string | number;
+  },
+  calendar: Calendar,
+  at: number,
+): ScriptCall {
+  const keys: string[] = options.denyList === undefined ? [] : [options.denyList];
+  const keyIndex = new Map<string, number>();
+  // Policies once per call: the requests of a batch share a few (one per plan, say).
+  const policyIndex = new Map<string, number>();
+  const policyArgs: (string | number)[] = [];
+  const requestArgs: (string | number)[] = [];
+  let months = false;
+  const keyOf = (subject: string) => {
+    const key = options.keyOf(subject);
+    let index = keyIndex.get(key);
+    if (index === undefined) {
+      keys.push(key);
+      index = keys.length; // Lua counts from 1
+      keyIndex.set(key, index);
+    }
+    return index;
+  };
+  const policyOf = (policy: Policy) => {
+    const fields = policyFields(policy);
+    const signature = fields.join(',');
+    let number = policyIndex.get(signature);
+    if (number === undefined) {
+      number = policyIndex.size + 1;
+      policyIndex.set(signature, number);
+      for (const field of fields) policyArgs.push(field);
+      months ||= policy.windows.some((window) => window.name === 'month');
+    }
+    return number;
+  };
+  for (const request of requests) {
+    const layers = request.layers ?? [];
+    requestArgs.push(
+      keyOf(request.subject),
+      request.keyId ?? '',
+      options.denyList !== undefined && request.checkRevoked === true ? '1' : '0',
+      policyOf(request.policy),
+      request.pendingStrikes ?? 0,
+      request.peek === true ? '1' : '0',
+      request.cost ?? 1,
+      request.shadow === true ? '1' : '0',
+      layers.length,
+    );
+    for (const layer of layers) requestArgs.push(keyOf(layer.subject), policyOf(layer.policy));
+  }
+  const starts = months ? calendar.boundaries(at) : [];
+  const args = [options.clock, requests.length, options.denyList === undefined ? '0' : '1', policyIndex.size, options.deadline, starts.length, ...starts];
+  return { keys, args: [...args, ...policyArgs, ...requestArgs] };
+}
+
+/** A policy as the script reads it: ban settings, then each window. */
+function policyFields(policy: Policy): (string | number)[] {
+  const ban = policy.ban;
+  const fields: (string | number)[] = [ban?.strikes ?? 0, ban?.strikeWindowMs ?? 0, ban?.banMs ?? 0, policy.windows.length];
+  for (const window of policy.windows) fields.push(LETTERS[window.name], window.limit, window.windowMs, window.buckets);
+  return fields;
+}
+
+const OUTCOMES = { 0: 'limited', 1: 'allowed', 2: 'banned', 4: 'allowed' } as const;
+
+/** Each request's decision from the script's reply (after `now`, its first value). */
+export function decisionsOf(requests: readonly LimitRequest[], reply: readonly number[], calendar: Calendar): RateDecision[] {
+  const now = reply[0] as number;
+  const decisions: RateDecision[] = [];
+  let at = 1;
+  for (const request of requests) {
+    const layers = [{ policy: request.policy, name: undefined }, ...(request.layers ?? []).map((layer) => ({ policy: layer.policy, name: layer.policy.name }))];
+    const count = layers.reduce((sum, layer) => sum + layer.policy.windows.length, 0);
+    const outcome = reply[at] as keyof typeof OUTCOMES | 3;
+    if (outcome === 3) {
+      decisions.push(revokedDecision(request.policy, now, 'redis'));
+    } else {
+      const retry = reply[at + 1] as number;
+      const binding = reply[at + 2] as number;
+      const windows: WindowReading[] = [];
+      let k = at + 3;
+      for (const layer of layers) {
+        for (const window of layer.policy.windows) {
+          const resetAt = reply[k + 1] as number;
+          windows.push({
+            name: window.name,
+            ...(layer.name === undefined ? {} : { layer: layer.name }),
+            limit: window.limit,
+            windowMs: window.name === 'month' ? resetAt - calendar.monthOf(resetAt - 1).start : window.windowMs,
+            remaining: Math.max(0, window.limit - (reply[k] as number)),
+            resetAt,
+          });
+          k += 2;
+        }
+      }
+      decisions.push(
+        decision(OUTCOMES[outcome], 'redis', {
+          policy: request.policy,
+          windows,
+          retryAt: retry === -1 || retry === 0 ? undefined : retry,
+          now,
+          binding: binding === 0 ? undefined : windows[binding - 1],
+          ...(outcome === 4 ? { shadow: true } : {}),
+        }),
+      );
+    }
+    at += 3 + count * 2;
+  }
+  return decisions;
+}
