@@ -2,6 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { settings } from '@animal-store/http-kit';
 import { z } from 'zod';
 import type { ResolveFile } from './file-paths.js';
+import { isTimeZone } from '../ratelimit/calendar.js';
 import { int } from './env-values.js';
 
 /**
@@ -18,6 +19,8 @@ export const LIMITS = settings({
   onRedisFailure: ['RATE_LIMIT_ON_REDIS_FAILURE', z.enum(['open', 'closed', 'local']).default('local')],
   localShare: ['RATE_LIMIT_LOCAL_SHARE', z.coerce.number().gt(0).max(1).default(0.5)],
   denyCacheMs: ['RATE_LIMIT_DENY_CACHE_MS', int(0, 60_000).default(1000)],
+  quotaTimeZone: ['QUOTA_TIME_ZONE', z.string().refine(isTimeZone, 'is not an IANA time zone (Europe/Berlin, UTC)').default('UTC')],
+  shadowPlans: ['SHADOW_PLANS', z.string().transform((list) => new Set(list.split(',').map((name) => name.trim()).filter((name) => name !== ''))).default(new Set())],
 });
 
 /** The limits slice (`rateLimits`): `{ mode: 'off' }`, or the settings with the plans file resolved. */

@@ -12,8 +12,9 @@ export interface RateLimiting {
   /** Charges the request of `operationId` to the key's account, at its plan's cost of that operation. */
   forIdentity(identity: KeyHolder, operationId?: string): Promise<RateDecision>;
   /**
-   * What `forIdentity` would decide now, charging nothing (`GET /v1/usage`): the same code on the
-   * same state, read only. Checks revocation as `forIdentity` does.
+   * What `forIdentity` would decide now for a request costing 1, charging nothing (`GET
+   * /v1/usage`): the same code on the same state, read only, with every operation's ceiling as a
+   * layer. Checks revocation as `forIdentity` does.
    */
   peekIdentity(identity: KeyHolder): Promise<RateDecision>;
   /** The usage endpoint's own small limit, per key (`USAGE_POLICY`), so it cannot be used to flood. */
@@ -41,9 +42,15 @@ export function createRateLimiting(limiter: Limiter, plans: Plans, options: { re
   return {
     ...(warm === undefined ? {} : { warm }),
     checksRevocation: checkRevoked,
-    forIdentity: (identity, operationId) =>
-      limiter.check({ ...storageOf(accountKey(identity)), policy: plans.forIdentity(identity), checkRevoked, cost: plans.costOf(identity, operationId) }),
-    peekIdentity: (identity) => limiter.check({ ...storageOf(accountKey(identity)), policy: plans.forIdentity(identity), checkRevoked, peek: true }),
+    forIdentity(identity, operationId) {
+      const { policy, cost, shadow, layers } = plans.forKey(identity, operationId);
+      return limiter.check({ ...storageOf(accountKey(identity)), policy, checkRevoked, cost, shadow, layers });
+    },
+    // Every layer: the key's plan and each operation's ceiling, as a request costing 1 would find them.
+    peekIdentity(identity) {
+      const { policy, shadow } = plans.forKey(identity, undefined);
+      return limiter.check({ ...storageOf(accountKey(identity)), policy, checkRevoked, shadow, layers: plans.ceilings(), peek: true });
+    },
     // A subject of its own per key, and no key id: the usage limit neither reads nor makes bans.
     forUsage: (identity) => limiter.check({ ...storageOf(usageKey(identity)), policy: USAGE_POLICY }),
     forAnonymous: (clientIp) => limiter.check({ ...storageOf(anonymousKey(clientIp)), policy: plans.anonymous() }),

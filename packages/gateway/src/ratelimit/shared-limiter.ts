@@ -1,4 +1,5 @@
 import { publishRedisDegraded } from '../events/index.js';
+import type { Calendar } from './calendar.js';
 import { createCircuitBreaker } from './circuit-breaker.js';
 import { createMemoryLimiter } from './memory-limiter.js';
 import { fromFallback, heldDecision, revokedDecision, type Limiter, type LimitRequest, type RateDecision } from './policy.js';
@@ -22,6 +23,8 @@ export interface SharedLimiterOptions {
   /** A refused key is answered locally for at most this long (never past its Retry-After). */
   readonly denyCacheMs: number;
   readonly now?: () => number;
+  /** The months of monthly quotas, for the local fallback (the Redis limiter has its own). */
+  readonly calendar?: Calendar;
   /**
    * The deny-list's local copy, for requests that ask their key's revocation in the limit's round
    * trip (`checkRevoked`): it answers when Redis does not, and learns each key Redis finds revoked.
@@ -67,7 +70,7 @@ export const OPEN_MS = 500;
 
 export function createSharedLimiter(options: SharedLimiterOptions): Limiter {
   const now = options.now ?? Date.now;
-  const local = createMemoryLimiter({ now, share: options.onFailure === 'local' ? options.localShare : 1 });
+  const local = createMemoryLimiter({ now, share: options.onFailure === 'local' ? options.localShare : 1, ...(options.calendar === undefined ? {} : { calendar: options.calendar }) });
   const denials = new Map<string, Denial>();
   const guarded = createCircuitBreaker({ failuresToOpen: FAILURES_TO_OPEN, openMs: OPEN_MS, now });
   const seeding = options.onFailure === 'local';
