@@ -31,6 +31,23 @@ async function demoKeys(): Promise<{ plan: string; jti: string; token: string }[
   return keys;
 }
 
+/** `value` as one shell word: as it is when it is safe, else single-quoted. */
+function shellWord(value: string): string {
+  return /^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replaceAll("'", `'\\''`)}'`;
+}
+
+/**
+ * The one line that sets what the documentation's examples use: `KEY` (the pro key, as the README
+ * says), `FREE_KEY`, `ENTERPRISE_KEY` and `KEYS_DIR`, so they need not be copied key by key.
+ */
+function exportLine(keys: readonly { plan: string; token: string }[]): string {
+  const token = (plan: string) => keys.find((key) => key.plan === plan)?.token ?? '';
+  const values = { KEY: token('pro'), FREE_KEY: token('free'), ENTERPRISE_KEY: token('enterprise'), KEYS_DIR: keysDir };
+  return `export ${Object.entries(values)
+    .map(([name, value]) => `${name}=${shellWord(value)}`)
+    .join(' ')}`;
+}
+
 /**
  * The port to use: the one asked for, or a free one when asked for 0. A port another program
  * holds is refused here, before anything starts: a probe of /healthz would otherwise take that
@@ -128,8 +145,10 @@ try {
       '  demo API keys (valid 24 h, gone when this stops):',
       ...keys.map((key) => `    ${key.plan.padEnd(10)} ${key.token}`),
       '',
-      `  curl -s ${gateway.url}/v1/pets -H 'Authorization: Bearer ${keys[0]?.token}'`,
-      `  revoke one: KEYS_DIR=${keysDir} npm run keys -- revoke ${keys[0]?.jti}`,
+      '  for the examples of the README and docs/ (KEY is the pro key there), paste in another terminal:',
+      `  ${exportLine(keys)}`,
+      `  curl -s ${gateway.url}/v1/pets -H "Authorization: Bearer $KEY"`,
+      `  revoke one: KEYS_DIR=${shellWord(keysDir)} npm run keys -- revoke ${keys[0]?.jti}`,
       '  Ctrl-C stops both.',
       '',
       '',

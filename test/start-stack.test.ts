@@ -1,10 +1,14 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
+import { promisify } from 'node:util';
 
+const run = promisify(execFile);
 const LAUNCHER = fileURLToPath(new URL('../scripts/start-stack.ts', import.meta.url));
 
 test('npm start runs the core and the gateway, prints both URLs and demo keys, and Ctrl-C stops both', async () => {
@@ -38,6 +42,7 @@ test('npm start runs the core and the gateway, prints both URLs and demo keys, a
       body: '{"name":"Rex","categoryId":1}',
     });
     assert.equal(created.status, 201);
+    await checkExportLine(output, urls.gateway);
     const listed = (await (await fetch(`${urls.core}/v1/pets`)).json()) as { name: string }[];
     assert.deepEqual(
       listed.map((pet) => pet.name),
@@ -51,6 +56,37 @@ test('npm start runs the core and the gateway, prints both URLs and demo keys, a
   assert.match(output, /"msg":"gateway stopped"/);
   assert.match(output, /"msg":"core stopped"/);
 });
+
+/**
+ * The banner's `export` line names exactly the four variables the documentation's examples use,
+ * each key of the plan the docs say, and the banner's sample curl, pasted after it, works.
+ */
+async function checkExportLine(banner: string, gateway: string): Promise<void> {
+  const line = /^ {2}(export .+)$/m.exec(banner)?.[1];
+  assert.ok(line, `an export line is printed:\n${banner}`);
+  const values = Object.fromEntries(
+    line
+      .slice('export '.length)
+      .split(' ')
+      .map((pair) => pair.split('=') as [string, string]),
+  );
+  assert.deepEqual(Object.keys(values), ['KEY', 'FREE_KEY', 'ENTERPRISE_KEY', 'KEYS_DIR']);
+  const printed = (plan: string) => new RegExp(`^ {4}${plan} +(\\S+)$`, 'm').exec(banner)?.[1];
+  assert.deepEqual([values.KEY, values.FREE_KEY, values.ENTERPRISE_KEY], [printed('pro'), printed('free'), printed('enterprise')]);
+  for (const [name, plan] of [
+    ['KEY', 'pro'],
+    ['FREE_KEY', 'free'],
+    ['ENTERPRISE_KEY', 'enterprise'],
+  ] as const) {
+    const usage = await fetch(`${gateway}/v1/usage`, { headers: { authorization: `Bearer ${values[name]}` } });
+    assert.equal(((await usage.json()) as { plan: string }).plan, plan, `${name} is the ${plan} key`);
+  }
+  assert.ok(existsSync(join(values.KEYS_DIR ?? '', 'public', 'jwks.json')), 'KEYS_DIR is the keyring the gateway reads');
+  const curl = /^ {2}(curl .+)$/m.exec(banner)?.[1] ?? '';
+  assert.match(curl, /"Authorization: Bearer \$KEY"/, 'the sample curl uses the variable the README names');
+  const pasted = await run('bash', ['-c', `${line}\n${curl} -o /dev/null -w '%{http_code}'`]);
+  assert.equal(pasted.stdout, '200', 'the export line and the curl, pasted, get the pets');
+}
 
 test("npm start with the gateway's port taken says so and how to pick another, before printing any key", async () => {
   const holder = createServer((_req, res) => res.end('{"status":"ok"}'));

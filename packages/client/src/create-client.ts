@@ -1,11 +1,15 @@
 import { ApiError } from './api-error.js';
 import { parseLinks, type DeprecationNotice, type RateLimitState } from './response-headers.js';
 import { DEFAULT_RETRY, type RetrySettings } from './retry-policy.js';
-import { abortableSleep, createTransport } from './transport.js';
+import { abortableSleep, createTransport, type RetryNotice } from './transport.js';
 import type { NewPet, Pet, PetStatus, Usage } from './types.js';
 
 export interface ClientOptions {
-  /** The API's base address, ending with the version segment: `https://api.animal-store.example/v1`. */
+  /**
+   * The API's base address, with the gateway's public base path if it has one:
+   * `https://api.animal-store.example/v1`, `http://localhost:8080/api/pets`, or `http://localhost:8080/`
+   * when the gateway serves the API at the root (`PUBLIC_BASE_PATH=/`). A trailing slash is ignored.
+   */
   readonly baseUrl: string;
   /** The API key, sent as `Authorization: Bearer <apiKey>`. */
   readonly apiKey: string;
@@ -19,6 +23,8 @@ export interface ClientOptions {
   readonly fetch?: typeof fetch;
   /** Called once per operation, the first time one of its answers carries `Deprecation`. */
   readonly onDeprecation?: (notice: DeprecationNotice) => void;
+  /** Called before each wait between attempts, with the coming attempt, the wait and its reason. */
+  readonly onRetry?: (retry: RetryNotice) => void;
   /** A number in [0, 1) for the backoff's jitter (default `Math.random`); tests inject their own. */
   readonly random?: () => number;
   /** Waits `ms`, rejecting with the signal's reason when it aborts; tests inject their own. */
@@ -48,7 +54,11 @@ export interface AnimalStoreClient {
   allPets(query?: ListOptions, options?: CallOptions): AsyncIterable<Pet>;
   /** Adds a pet (`createPet`); its retries carry the same `Idempotency-Key`, so it is created once. */
   createPet(pet: NewPet, options?: CreateOptions): Promise<Pet>;
-  /** One pet by id (`getPet`, deprecated: prefer `listPets` with a `status`). */
+  /**
+   * One pet by id (`getPet`).
+   * @deprecated The API deprecates `GET /pets/{petId}` (sunset 2030-12-05): use `listPets` or
+   * `allPets` with a `status`, and keep the pets you need by id.
+   */
   getPet(id: number, options?: CallOptions): Promise<Pet>;
   /** The caller's plan, what is left of each window, any ban and the key's expiry; charges nothing. */
   usage(options?: CallOptions): Promise<Usage>;
@@ -64,6 +74,7 @@ export interface AnimalStoreClient {
  */
 export function createClient(options: ClientOptions): AnimalStoreClient {
   const base = baseUrlOf(options.baseUrl);
+  const origin = new URL(base).origin;
   if (typeof options.apiKey !== 'string' || options.apiKey === '') throw new TypeError('apiKey must be a non-empty string');
   const settings: RetrySettings = {
     ...DEFAULT_RETRY,
@@ -79,12 +90,13 @@ export function createClient(options: ClientOptions): AnimalStoreClient {
     random: options.random ?? Math.random,
     sleep: options.sleep ?? abortableSleep,
     onDeprecation: options.onDeprecation,
-    base: base.href,
+    onRetry: options.onRetry,
+    base,
   });
   const send = transport.send;
 
   const listUrl = (query: ListOptions = {}): URL => {
-    const url = new URL(`${base.href}/pets`);
+    const url = new URL(`${base}/pets`);
     if (query.limit !== undefined) url.searchParams.set('limit', String(query.limit));
     if (query.status !== undefined) url.searchParams.set('status', query.status);
     return url;
@@ -102,7 +114,7 @@ export function createClient(options: ClientOptions): AnimalStoreClient {
       let url: URL | undefined = listUrl(query);
       while (url !== undefined) {
         // The key goes with every page: never to another origin than the API's.
-        if (url.origin !== base.origin)
+        if (url.origin !== origin)
           throw new ApiError({
             status: 0,
             code: 'unexpected_response',
@@ -120,7 +132,7 @@ export function createClient(options: ClientOptions): AnimalStoreClient {
       const response = await send({
         operation: 'createPet',
         method: 'POST',
-        url: new URL(`${base.href}/pets`),
+        url: new URL(`${base}/pets`),
         body: pet,
         idempotencyKey,
         signal: callOptions?.signal,
@@ -129,18 +141,22 @@ export function createClient(options: ClientOptions): AnimalStoreClient {
     },
     async getPet(id, callOptions) {
       if (!Number.isSafeInteger(id)) throw new TypeError('id must be an integer');
-      const response = await send({ operation: 'getPet', method: 'GET', url: new URL(`${base.href}/pets/${id}`), signal: callOptions?.signal });
+      const response = await send({ operation: 'getPet', method: 'GET', url: new URL(`${base}/pets/${id}`), signal: callOptions?.signal });
       return (await response.json()) as Pet;
     },
     async usage(callOptions) {
-      const response = await send({ operation: 'getUsage', method: 'GET', url: new URL(`${base.href}/usage`), signal: callOptions?.signal });
+      const response = await send({ operation: 'getUsage', method: 'GET', url: new URL(`${base}/usage`), signal: callOptions?.signal });
       return (await response.json()) as Usage;
     },
   };
 }
 
-/** `baseUrl` checked: an http(s) URL whose path ends with `/v1`, without a trailing slash. */
-function baseUrlOf(baseUrl: string): URL {
+/**
+ * `baseUrl` checked and made the prefix of every path: an http(s) URL, its path kept whatever it
+ * is (the gateway's PUBLIC_BASE_PATH may be `/`, `/v1` or `/api/pets`), without trailing slash,
+ * query or fragment. `http://host/` gives `http://host`, so `/pets` follows it once.
+ */
+function baseUrlOf(baseUrl: string): string {
   let url: URL;
   try {
     url = new URL(baseUrl);
@@ -148,12 +164,7 @@ function baseUrlOf(baseUrl: string): URL {
     throw new TypeError(`baseUrl is not a URL: ${baseUrl}`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new TypeError('baseUrl must be http: or https:');
-  url.pathname = url.pathname.replace(/\/+$/, '');
-  if (!/\/v\d+$/.test(url.pathname))
-    throw new TypeError(`baseUrl must end with the version segment, like https://api.animal-store.example/v1 (got ${baseUrl})`);
-  url.search = '';
-  url.hash = '';
-  return url;
+  return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
 }
 
 export { ApiError };

@@ -1,5 +1,6 @@
 export { createClient, type AnimalStoreClient, type CallOptions, type ClientOptions, type CreateOptions, type ListOptions } from './create-client.js';
 export { ApiError } from './api-error.js';
 export type { DeprecationNotice, RateLimitState } from './response-headers.js';
+export type { RetryNotice } from './transport.js';
 export type { ErrorBody, NewPet, Pet, PetStatus, Problem, Usage, UsageWindow } from './types.js';
 export type { components, operations, paths } from './generated/interface.js';

@@ -20,8 +20,21 @@ export interface TransportOptions {
   readonly random: () => number;
   readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   readonly onDeprecation: ((notice: DeprecationNotice) => void) | undefined;
+  readonly onRetry: ((retry: RetryNotice) => void) | undefined;
   /** The base URL, against which relative links resolve when an answer has no URL. */
   readonly base: string;
+}
+
+/** What `onRetry` is told before each wait between attempts. */
+export interface RetryNotice {
+  /** The attempt about to be made after the wait: 2 for the first retry. */
+  readonly attempt: number;
+  /** How long the client waits before it, in milliseconds (a `Retry-After` of 61 s is 61,000). */
+  readonly delayMs: number;
+  /** Why: the error answer's `code` (`rate_limited`, `upstream_timeout`…) or `network_error`. */
+  readonly reason: string;
+  /** The `ApiError` of the answer, or what `fetch` threw. */
+  readonly error: unknown;
 }
 
 /**
@@ -43,6 +56,12 @@ export function createTransport(options: TransportOptions) {
     options.onDeprecation(notice);
   }
 
+  /** Tells `onRetry` first, so that a long wait (a minute's `Retry-After`) is visible, then waits. */
+  function wait(notice: RetryNotice, signal: AbortSignal | undefined): Promise<void> {
+    options.onRetry?.(notice);
+    return sleep(notice.delayMs, signal);
+  }
+
   /** The answer, once it is a success; an ApiError (or the network's error) once retrying is over. */
   async function send(call: Call): Promise<Response> {
     const headers: Record<string, string> = { accept: 'application/json', authorization };
@@ -59,7 +78,7 @@ export function createTransport(options: TransportOptions) {
         if (call.signal?.aborted === true) throw call.signal.reason;
         const verdict = nextStep(attempt, { kind: 'network' }, replayable, settings, random);
         if (!verdict.retry) throw failure;
-        await sleep(verdict.delayMs, call.signal);
+        await wait({ attempt: attempt + 1, delayMs: verdict.delayMs, reason: 'network_error', error: failure }, call.signal);
         continue;
       }
       lastRateLimit = rateLimitOf(response.headers) ?? lastRateLimit;
@@ -74,7 +93,7 @@ export function createTransport(options: TransportOptions) {
         random,
       );
       if (!verdict.retry) throw error;
-      await sleep(verdict.delayMs, call.signal);
+      await wait({ attempt: attempt + 1, delayMs: verdict.delayMs, reason: error.code, error }, call.signal);
     }
   }
 

@@ -7,14 +7,15 @@ import { createRedisRevocations, type RedisRevocations } from './auth/index.js';
 import type { GatewayConfig } from './config/index.js';
 import { DEPRECATION_NOTES_PATH } from './deprecation/index.js';
 import { createDocs } from './docs/index.js';
-import { buildEffectiveDocument, DOCUMENT_PATH } from './openapi/index.js';
+import { buildEffectiveDocument, DOCUMENT_PATH, withPublicBasePath } from './openapi/index.js';
 import { readJsonFile } from './sources/read-json-file.js';
 import { createGateway } from './gateway.js';
 import { subscribeAccessLog } from './observability/access-log.js';
 import { createMetrics } from './observability/metrics.js';
 import { createMetricsServer } from './observability/metrics-server.js';
 import { createTracing } from './observability/tracing.js';
-import { createUpstream, type Upstream } from './proxy/index.js';
+import { createLinkRewriter } from './http/link-rewrite.js';
+import { createUpstream, upstreamPrefix, type Upstream } from './proxy/index.js';
 import { createRedisClient, observeRedis, redisKeyNames, type RedisClient } from './redis/index.js';
 import { gatewayOperations, loadOperations, type Operation } from './routing/index.js';
 import { createAuthentication } from './wiring/authentication.js';
@@ -33,6 +34,8 @@ export interface BuiltGateway {
   readonly server: Server | TlsServer;
   readonly upstream: Upstream;
   readonly operations: readonly Operation[];
+  /** The public base path and the upstream's, as the start line names them (`/` for the root). */
+  readonly basePaths: { readonly public: string; readonly upstream: string };
   /** The shared Redis client, when REDIS_URL is set. */
   readonly redis: RedisClient | undefined;
   /** The admin listener of `/metrics`, not yet listening; `undefined` without METRICS_PORT. */
@@ -58,12 +61,17 @@ export function buildGateway(config: GatewayConfig, deps: BuildDeps): BuiltGatew
   let document: Record<string, unknown>;
   try {
     document = buildEffectiveDocument(backendDocument, { deprecationDocUrl: docUrl });
+    if (config.publicBasePath !== undefined) document = withPublicBasePath(document, basePath);
   } catch (error) {
     throw new Error(`OPENAPI_FILE ${config.openApiFile}: ${(error as Error).message}`);
   }
   const docs = createDocs({ document, documentPath: `${basePath}${DOCUMENT_PATH}`, deprecationNotesUrl: docUrl });
   const operations = [...backendOperations, ...gatewayOperations(basePath)];
-  const upstream = createUpstream(config.upstream.engine, { target: config.upstream.url, ...config.upstream });
+  const upstreamBase = upstreamPrefix(config.upstream.url, config.upstream.basePath, basePath);
+  const linkRewriter = config.upstream.rewriteLinks
+    ? createLinkRewriter({ upstreamOrigin: config.upstream.url.origin, upstreamPrefix: upstreamBase, publicPrefix: basePath })
+    : undefined;
+  const upstream = createUpstream(config.upstream.engine, { target: config.upstream.url, ...config.upstream, linkRewriter });
   const redis = config.redis === undefined ? undefined : observeRedis(createRedisClient(config.redis.url, config.redis));
 
   let revocations: RedisRevocations | undefined;
@@ -120,6 +128,7 @@ export function buildGateway(config: GatewayConfig, deps: BuildDeps): BuiltGatew
     server,
     upstream,
     operations,
+    basePaths: { public: basePath || '/', upstream: upstreamBase || '/' },
     redis,
     metricsServer,
     async close() {

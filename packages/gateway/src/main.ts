@@ -34,6 +34,12 @@ serve(gateway.server, {
   logger,
   shutdownTimeoutMs: config.shutdownTimeoutMs,
   scheme: config.tls === undefined ? 'http' : 'https',
-  details: { upstream: config.upstream.url.href, operations: gateway.operations.length },
+  details: {
+    upstream: config.upstream.url.href,
+    // The prefixes in effect, so the paths the backend gets are seen without working out the settings.
+    publicBasePath: gateway.basePaths.public,
+    upstreamBasePath: gateway.basePaths.upstream,
+    operations: gateway.operations.length,
+  },
   onDrained: () => gateway.close(),
 });

@@ -37,7 +37,7 @@ export interface paths {
         /**
          * Fetch one animal by id
          * @deprecated
-         * @description Deprecated: removed on 5 December 2030. Use `GET /pets` with the `status` filter.
+         * @description Deprecated: removed on 5 December 2030. Use `listPets` with the `status` filter: `GET /v1/pets?status=…` under the default base path `/v1`.
          */
         get: operations["getPet"];
         put?: never;

@@ -52,7 +52,9 @@ function paths(): Json {
       get: {
         operationId: 'getPet',
         summary: 'Fetch one animal by id',
-        description: 'Deprecated: removed on 5 December 2030. Use `GET /pets` with the `status` filter.',
+        // With the base path: a path relative to the server read as a lie where `/pets` is no operation.
+        description:
+          'Deprecated: removed on 5 December 2030. Use `listPets` with the `status` filter: `GET /v1/pets?status=…` under the default base path `/v1`.',
         deprecated: true,
         'x-deprecated-at': GET_PET_DEPRECATED_AT,
         'x-sunset': GET_PET_SUNSET,

@@ -12,6 +12,8 @@ export const UPSTREAM = settings({
   readyPath: ['UPSTREAM_READY_PATH', z.string().startsWith('/').default('/readyz')],
   /** The backend's base path, which replaces the public one; `undefined`: paths go unchanged. */
   basePath: ['UPSTREAM_BASE_PATH', basePath.optional()],
+  /** Rewrite the upstream's `Location` and `Link` to public paths, as nginx's `proxy_redirect default`. */
+  rewriteLinks: ['UPSTREAM_REWRITE_LINKS', z.stringbool().default(true)],
   /** Send the client's verified `Authorization` on to a backend that checks it too. */
   forwardAuthorization: ['FORWARD_AUTHORIZATION', z.stringbool().default(false)],
   engine: ['PROXY_ENGINE', z.enum(PROXY_ENGINES).default('undici')],

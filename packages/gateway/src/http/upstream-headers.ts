@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
 import type { ClientView } from './client-view.js';
+import type { LinkRewriter } from './link-rewrite.js';
 
 /** Hop-by-hop headers (RFC 9110 §7.6.1) and the proxy-only ones: never forwarded either way. */
 const HOP_BY_HOP = new Set([
@@ -93,9 +94,14 @@ export function upstreamHeaders(
  * parser gave them, repeats kept, e.g. `Set-Cookie`) less hop-by-hop ones, less any
  * `Access-Control-*` (which browsers may call the API is the gateway's to say, CORS_ORIGINS, so a
  * backend's own `Access-Control-Allow-Origin: *` cannot open what the operator kept closed), less
- * those the gateway sets, then the gateway's own (`gatewayHeaders`, lower-case names).
+ * those the gateway sets, then the gateway's own (`gatewayHeaders`, lower-case names). With
+ * `rewriteLinks`, the upstream's `Location` and `Link` name public paths (the gateway's own are so already).
  */
-export function downstreamHeaders(rawHeaders: readonly (string | Buffer)[], gatewayHeaders: Readonly<Record<string, string>>): string[] {
+export function downstreamHeaders(
+  rawHeaders: readonly (string | Buffer)[],
+  gatewayHeaders: Readonly<Record<string, string>>,
+  rewriteLinks?: LinkRewriter,
+): string[] {
   const text: string[] = new Array(rawHeaders.length);
   let connection: ReadonlySet<string> = NONE;
   for (let i = 0; i < rawHeaders.length; i += 2) {
@@ -111,6 +117,7 @@ export function downstreamHeaders(rawHeaders: readonly (string | Buffer)[], gate
     if (isHopByHop(name, connection) || Object.hasOwn(gatewayHeaders, name) || name.startsWith('access-control-')) continue;
     kept.push(text[i] as string, text[i + 1] as string);
   }
+  if (rewriteLinks !== undefined) rewriteLinks(kept);
   for (const name in gatewayHeaders) kept.push(name, gatewayHeaders[name] as string);
   return kept;
 }

@@ -83,7 +83,7 @@ export function createHttpProxyUpstream(options: UpstreamOptions): Upstream {
       return;
     }
     const { responseHeaders } = exchange.request;
-    const headers = downstreamHeaders(proxyRes.rawHeaders, responseHeaders);
+    const headers = downstreamHeaders(proxyRes.rawHeaders, responseHeaders, options.linkRewriter);
     try {
       res.writeHead(status, headers);
     } catch (error) {

@@ -4,6 +4,7 @@ import { createUndiciUpstream } from './undici-upstream.js';
 import type { Upstream, UpstreamOptions } from './upstream.js';
 
 export { PROXY_ENGINES, type ProxyEngine } from './engines.js';
+export { upstreamPrefix } from './upstream-prefix.js';
 export type { ForwardOutcome, ForwardRequest, Upstream, UpstreamOptions } from './upstream.js';
 
 /** The engine `PROXY_ENGINE` names, behind the one interface the pipeline uses. */

@@ -1,4 +1,5 @@
 import { Pool, type Dispatcher } from 'undici';
+import type { LinkRewriter } from '../http/link-rewrite.js';
 import { downstreamHeaders } from '../http/upstream-headers.js';
 import {
   BadUpstreamStatusError,
@@ -53,7 +54,7 @@ export function createUndiciUpstream(options: UpstreamOptions): Upstream {
       // The client may have left while the pipeline awaited auth or limits: send nothing upstream.
       if (clientIsGone(request)) return Promise.resolve({ kind: 'client_gone' });
       return new Promise<ForwardOutcome>((settle) => {
-        const handler = new UpstreamExchange(request, options.timeoutMs, settle);
+        const handler = new UpstreamExchange(request, options.timeoutMs, settle, options.linkRewriter);
         try {
           pool.dispatch(
             {
@@ -107,6 +108,7 @@ class UpstreamExchange implements Dispatcher.DispatchHandler {
     private readonly request: ForwardRequest,
     private readonly timeoutMs: number,
     private readonly settle: (outcome: ForwardOutcome) => void,
+    private readonly rewriteLinks: LinkRewriter | undefined,
   ) {
     // undici's own timeouts start once the request is on a socket; this one starts now, so a
     // request queued behind busy connections (UPSTREAM_MAX_SOCKETS) is a 504 in time too.
@@ -155,7 +157,7 @@ class UpstreamExchange implements Dispatcher.DispatchHandler {
       return;
     }
     try {
-      res.writeHead(status, downstreamHeaders((controller.rawHeaders ?? []) as (Buffer | string)[], this.request.responseHeaders));
+      res.writeHead(status, downstreamHeaders((controller.rawHeaders ?? []) as (Buffer | string)[], this.request.responseHeaders, this.rewriteLinks));
     } catch (error) {
       controller.abort(error as Error);
       this.finish({ kind: 'failed', code: 'bad_gateway', cause: error });

@@ -1,4 +1,5 @@
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import type { LinkRewriter } from '../http/link-rewrite.js';
 
 /** How a forward ended, for the pipeline to answer or log. */
 export type ForwardOutcome =
@@ -43,6 +44,8 @@ export interface UpstreamOptions {
   readonly idleTimeoutMs: number;
   readonly maxSockets: number;
   readonly readyPath: string;
+  /** Makes the upstream's `Location` and `Link` public (UPSTREAM_REWRITE_LINKS); absent: left as sent. */
+  readonly linkRewriter?: LinkRewriter | undefined;
 }
 
 /** How long the readiness probe waits for the upstream. */

@@ -1,3 +1,4 @@
+import { mapPrefix } from '../http/map-prefix.js';
 import { readJsonFile } from '../sources/read-json-file.js';
 import { z } from 'zod';
 import type { Operation } from './operation.js';
@@ -27,14 +28,18 @@ const Document = z.looseObject({
 
 /**
  * The operations of an OpenAPI document, with a base path in front of each path: `basePath` when
- * given (PUBLIC_BASE_PATH), else the path of the document's first server (`/v1`), else none.
+ * given (PUBLIC_BASE_PATH), else the path of the document's first server (`/v1`), else none. An
+ * `x-successor-version` under the document's base path moves with it (`/v1/pets` → `/api/pets/pets`).
  * Throws with every problem listed when the document is not usable.
  */
 export function loadOperations(file: string, options: { readonly basePath?: string | undefined } = {}): Operation[] {
   const doc = readJsonFile(file, Document, 'OPENAPI_FILE', 'is not a usable OpenAPI document');
   const server = doc.servers?.[0];
-  const base = options.basePath ?? (server === undefined ? '' : serverBasePath(server));
+  const documentBase = server === undefined ? '' : serverBasePath(server);
+  const base = options.basePath ?? documentBase;
   const basePath = base === '/' ? '' : base;
+  // A successor names a path of this document, written under its own base path; others stay.
+  const successor = (path: string | undefined) => (path === undefined ? undefined : (mapPrefix(path, documentBase, basePath) ?? path));
   const operations: Operation[] = [];
   for (const [path, item] of Object.entries(doc.paths)) {
     for (const method of METHODS) {
@@ -54,7 +59,7 @@ export function loadOperations(file: string, options: { readonly basePath?: stri
         // `security: [{}]` (an empty requirement) makes a credential optional.
         requiresAuth: security.length > 0 && security.every((requirement) => Object.keys(requirement).length > 0),
         deprecation: op.deprecated
-          ? { deprecatedAt: op['x-deprecated-at'], sunset: op['x-sunset'], successor: op['x-successor-version'], note: op.description }
+          ? { deprecatedAt: op['x-deprecated-at'], sunset: op['x-sunset'], successor: successor(op['x-successor-version']), note: op.description }
           : undefined,
       });
     }
@@ -63,7 +68,7 @@ export function loadOperations(file: string, options: { readonly basePath?: stri
 }
 
 /** The path of a server URL with its variables at their defaults: `https://{host}/v1` → `/v1`. */
-function serverBasePath(server: { url: string; variables?: Record<string, { default: string }> | undefined }): string {
+export function serverBasePath(server: { url: string; variables?: Record<string, { default: string }> | undefined }): string {
   const url = server.url.replace(/\{([^}]+)\}/g, (_, name: string) => server.variables?.[name]?.default ?? name);
   const path = new URL(url, 'http://relative.invalid').pathname.replace(/\/+$/, '');
   return path;
