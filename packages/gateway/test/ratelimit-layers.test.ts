@@ -18,7 +18,7 @@ const sliding = (minute: number, day: number) => [
 ];
 const PLAN: Policy = { name: 'plan', windows: [...sliding(12, 40), monthWindow(150)], ban: { strikes: 6, strikeWindowMs: 5_000, banMs: 7_000 } };
 const CEILINGS: Record<string, Policy> = {
-  createPet: { name: 'createPet', windows: [{ name: 'minute', limit: 20, windowMs: 10_000, buckets: 10 }, monthWindow(100)], ban: undefined },
+  createPet: { name: 'createPet', windows: [{ name: 'minute', limit: 6, windowMs: 10_000, buckets: 10 }, monthWindow(60)], ban: undefined },
   listPets: { name: 'listPets', windows: [{ name: 'minute', limit: 30, windowMs: 10_000, buckets: 10 }], ban: undefined },
 };
 
@@ -66,8 +66,8 @@ async function replay(make: (now: () => number) => Limiter, steps: readonly Step
 
 /**
  * The month windows against a model that knows only the rule: an admitted request spends its cost
- * of the month of every layer it passed (not of its plan, where the plan was in shadow and would
- * have refused); a refusal spends nothing; a month starts at local midnight on the first.
+ * of its plan's month (not where the plan was in shadow and would have refused) and 1 of each
+ * ceiling's; a refusal spends nothing; a month starts at local midnight on the first.
  */
 function assertMonthsCharged(steps: readonly Step[], decisions: readonly RateDecision[]): void {
   const used = new Map<string, number>();
@@ -81,7 +81,7 @@ function assertMonthsCharged(steps: readonly Step[], decisions: readonly RateDec
       const key = `${layer.subject}@${month}`;
       const reading = decided.windows.find((window) => window.name === 'month' && window.layer === (l === 0 ? undefined : layer.policy.name));
       const charged = decided.allowed && !(l === 0 && decided.shadow === true);
-      if (charged) used.set(key, (used.get(key) ?? 0) + (step.request.cost ?? 1));
+      if (charged) used.set(key, (used.get(key) ?? 0) + (l === 0 ? (step.request.cost ?? 1) : 1));
       assert.equal(reading?.remaining, Math.max(0, limit - (used.get(key) ?? 0)), `request ${i}, ${layer.subject}'s month`);
       assert.ok((used.get(key) ?? 0) <= limit, `request ${i}: ${layer.subject} over its month`);
     }

@@ -132,14 +132,15 @@ export function createMemoryLimiter(options: MemoryLimiterOptions = {}): MemoryL
       const banned = bannedUntil !== undefined && bannedUntil > at;
       if (banned && !shadow) return made('banned', bannedUntil);
 
-      // Per layer kind: the refusing windows' latest retry (`undefined`: never) and which window it is.
+      // Per layer kind: the refusing windows' latest retry (`undefined`: never) and which window it
+      // is. The plan counts units (the operation's cost); a ceiling counts requests.
       const own = refusalOf(
         counted.filter((c) => c.layer === 0 && c.state.total + cost > c.window.limit),
         cost,
       );
       const others = refusalOf(
-        counted.filter((c) => c.layer > 0 && c.state.total + cost > c.window.limit),
-        cost,
+        counted.filter((c) => c.layer > 0 && c.state.total + 1 > c.window.limit),
+        1,
       );
       const ownRefuses = banned || own !== undefined;
       const enforced = shadow ? others : combined(own, others);
@@ -159,7 +160,7 @@ export function createMemoryLimiter(options: MemoryLimiterOptions = {}): MemoryL
         return made('limited', enforced.retryAt, enforced.binding);
       }
       const inShadow = shadow && ownRefuses;
-      if (!peek) for (const c of counted) if (!(inShadow && c.layer === 0)) charge(c.state, c.position, cost);
+      if (!peek) for (const c of counted) if (!(inShadow && c.layer === 0)) charge(c.state, c.position, c.layer === 0 ? cost : 1);
       return made('allowed', undefined, inShadow ? own?.binding : undefined, inShadow);
     },
     size: () => windows.size,

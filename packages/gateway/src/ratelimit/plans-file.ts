@@ -3,8 +3,6 @@ import { readJsonFile } from '../sources/read-json-file.js';
 
 /** RFC 9651 integers have at most 15 digits: a larger limit would make `RateLimit-Policy` invalid. */
 export const MAX_LIMIT = 999_999_999_999_999;
-/** The plans an API key can name (its `plan` claim): a plans file must have each. */
-export const KEY_PLANS = ['free', 'pro', 'business', 'enterprise'] as const;
 
 const count = z.int().min(0).max(MAX_LIMIT);
 const Limits = z.strictObject({ minute: count, day: count });
@@ -29,7 +27,8 @@ const PlanEntry = z
     // A cost above the smallest window could never pass: the plan would refuse that operation always.
     const smallest = Math.min(plan.minute, plan.day, plan.month ?? Infinity);
     for (const [operation, units] of Object.entries(plan.cost ?? {})) {
-      if (units > smallest) context.addIssue({ code: 'custom', path: ['cost', operation], message: `costs ${units} units, more than the plan's smallest window (${smallest})` });
+      if (units > smallest)
+        context.addIssue({ code: 'custom', path: ['cost', operation], message: `costs ${units} units, more than the plan's smallest window (${smallest})` });
     }
   });
 
@@ -50,7 +49,8 @@ const Account = z.strictObject({
 /** The plans file (`PLANS_FILE`): limits per plan, per operation, per anonymous client, per account. */
 export const PlansFile = z
   .strictObject({
-    plans: z.record(z.string().min(1), PlanEntry),
+    /** The plans API keys name (each required), and any other an account may be given. */
+    plans: z.strictObject({ free: PlanEntry, pro: PlanEntry, business: PlanEntry, enterprise: PlanEntry }).catchall(PlanEntry),
     /** Ceilings per operation, shared by all callers: a layer above every key's plan. */
     operations: z.record(z.string().min(1), Ceiling).default({}),
     /** For requests without a valid key, per client IP (IPv6 per /64): key guessing is limited too. */
@@ -61,9 +61,6 @@ export const PlansFile = z
     accounts: z.record(z.string().min(1), Account).default({}),
   })
   .superRefine((file, context) => {
-    for (const plan of KEY_PLANS) {
-      if (file.plans[plan] === undefined) context.addIssue({ code: 'custom', path: ['plans', plan], message: 'is missing: API keys name it' });
-    }
     for (const [account, terms] of Object.entries(file.accounts)) {
       if (terms.plan !== undefined && file.plans[terms.plan] === undefined) {
         context.addIssue({ code: 'custom', path: ['accounts', account, 'plan'], message: `names no plan of the file (${terms.plan})` });
@@ -89,9 +86,11 @@ function inContext(context: PlansContext) {
   return (file: PlansFile, issues: z.RefinementCtx) => {
     const known = context.operations;
     const unknown = (path: (string | number)[], operation: string) => {
-      if (known !== undefined && !known.has(operation)) issues.addIssue({ code: 'custom', path, message: `names no operation of the API document (${operation})` });
+      if (known !== undefined && !known.has(operation))
+        issues.addIssue({ code: 'custom', path, message: `names no operation of the API document (${operation})` });
     };
-    for (const [name, plan] of Object.entries(file.plans)) for (const operation of Object.keys(plan.cost ?? {})) unknown(['plans', name, 'cost', operation], operation);
+    for (const [name, plan] of Object.entries(file.plans))
+      for (const operation of Object.keys(plan.cost ?? {})) unknown(['plans', name, 'cost', operation], operation);
     for (const operation of Object.keys(file.operations)) {
       unknown(['operations', operation], operation);
       if (context.noCeilings !== undefined) issues.addIssue({ code: 'custom', path: ['operations', operation], message: context.noCeilings });

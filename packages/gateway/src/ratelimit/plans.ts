@@ -3,7 +3,7 @@ import type { KeyHolder } from './limit-key.js';
 import { readPlansFile, type PlansContext, type PlansFile } from './plans-file.js';
 import { BUCKETS_PER_WINDOW, DAY_MS, minuteAndDay, MINUTE_MS, monthWindow, type BanPolicy, type Layer, type Policy, type WindowPolicy } from './policy.js';
 
-export { KEY_PLANS, MAX_LIMIT, PlansFile, readPlansFile, type PlansContext } from './plans-file.js';
+export { MAX_LIMIT, PlansFile, readPlansFile, type PlansContext } from './plans-file.js';
 
 /** What limits a key's request: its account's policy, the units it spends, its layers, shadow or not. */
 export interface KeyTerms {

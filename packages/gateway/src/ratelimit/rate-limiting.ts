@@ -17,6 +17,8 @@ export interface RateLimiting {
    * layer. Checks revocation as `forIdentity` does.
    */
   peekIdentity(identity: KeyHolder): Promise<RateDecision>;
+  /** The key's terms as `GET /v1/usage` tells them: its plan's name, its costs, shadow or not. */
+  termsOf(identity: KeyHolder): { readonly plan: string; readonly costs: Readonly<Record<string, number>>; readonly shadow: boolean };
   /** The usage endpoint's own small limit, per key (`USAGE_POLICY`), so it cannot be used to flood. */
   forUsage(identity: KeyHolder): Promise<RateDecision>;
   forAnonymous(clientIp: string): Promise<RateDecision>;
@@ -50,6 +52,10 @@ export function createRateLimiting(limiter: Limiter, plans: Plans, options: { re
     peekIdentity(identity) {
       const { policy, shadow } = plans.forKey(identity, undefined);
       return limiter.check({ ...storageOf(accountKey(identity)), policy, checkRevoked, shadow, layers: plans.ceilings(), peek: true });
+    },
+    termsOf(identity) {
+      const { policy, shadow } = plans.forKey(identity, undefined);
+      return { plan: policy.name, costs: plans.costs(identity), shadow };
     },
     // A subject of its own per key, and no key id: the usage limit neither reads nor makes bans.
     forUsage: (identity) => limiter.check({ ...storageOf(usageKey(identity)), policy: USAGE_POLICY }),

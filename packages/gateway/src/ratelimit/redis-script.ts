@@ -71,8 +71,9 @@ local function answer(all, outcome, retryAt, binding)
   end
 end
 
--- Of the refusing windows of a kind of layer (the key's own: own = true), the latest retry (-1
--- never, which wins) and its window: {retryAt, index}, or nil when none refuses.
+-- Of the refusing windows of a kind of layer (the key's own: own = true, at the request's cost;
+-- the ceilings at 1: they count requests), the latest retry (-1 never, which wins) and its window:
+-- {retryAt, index}, or nil when none refuses.
 local function refusal(all, cost, own)
   local found
   for k = 1, #all do
@@ -127,7 +128,7 @@ local function decide(r, index)
     if banned and not shadow then return answer(all, 2, ban[1], 0) end
   end
 
-  local own, others = refusal(all, cost, true), refusal(all, cost, false)
+  local own, others = refusal(all, cost, true), refusal(all, 1, false)
   local enforced = others
   if not shadow then enforced = combined(own, others) end
   if enforced ~= nil then
@@ -159,7 +160,11 @@ local function decide(r, index)
   if ARGV[r + 5] == '1' then return answer(all, outcome, 0, binding) end
   for k = 1, #all do
     local e = all[k]
-    if not (inShadow and e.own) then charge(e.win, e.w, e.cur, cost) end
+    if not e.own then
+      charge(e.win, e.w, e.cur, 1)
+    elseif not inShadow then
+      charge(e.win, e.w, e.cur, cost)
+    end
   end
   for l = 1, #layers do
     if not (inShadow and l == 1) then keep(layers[l].key, layers[l].state, layers[l][2]) end

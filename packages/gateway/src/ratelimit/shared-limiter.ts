@@ -70,7 +70,11 @@ export const OPEN_MS = 500;
 
 export function createSharedLimiter(options: SharedLimiterOptions): Limiter {
   const now = options.now ?? Date.now;
-  const local = createMemoryLimiter({ now, share: options.onFailure === 'local' ? options.localShare : 1, ...(options.calendar === undefined ? {} : { calendar: options.calendar }) });
+  const local = createMemoryLimiter({
+    now,
+    share: options.onFailure === 'local' ? options.localShare : 1,
+    ...(options.calendar === undefined ? {} : { calendar: options.calendar }),
+  });
   const denials = new Map<string, Denial>();
   const guarded = createCircuitBreaker({ failuresToOpen: FAILURES_TO_OPEN, openMs: OPEN_MS, now });
   const seeding = options.onFailure === 'local';

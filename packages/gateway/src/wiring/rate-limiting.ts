@@ -39,7 +39,9 @@ export function createRateLimitingFromConfig(config: GatewayConfig['rateLimits']
     shadowPlans: config.shadowPlans,
     // A request and its operation's ceiling are decided in one script call: their keys must share
     // a slot, which no two keys of different accounts and operations do on a Cluster.
-    ...(deps.redis?.cluster === true ? { noCeilings: 'needs a Redis that is not a Cluster (REDIS_CLUSTER=true): a key and an operation live in different slots' } : {}),
+    ...(deps.redis?.cluster === true
+      ? { noCeilings: 'needs a Redis that is not a Cluster (REDIS_CLUSTER=true): a key and an operation live in different slots' }
+      : {}),
   });
   const now = deps.now ?? Date.now;
   const calendar = createCalendar(config.quotaTimeZone);
