@@ -1,12 +1,11 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { redisSkipReason, startRedis, type RedisServer } from '@animal-store/testkit';
+import { describe, test } from 'node:test';
+import { redisSkipReason } from '@animal-store/testkit';
 import { createMemoryLimiter } from '../src/ratelimit/memory-limiter.js';
 import type { Limiter, LimitRequest, Policy, RateDecision } from '../src/ratelimit/policy.js';
 import { createRedisLimiter } from '../src/ratelimit/redis-limiter.js';
 import { createSharedLimiter } from '../src/ratelimit/shared-limiter.js';
-import type { RedisClient } from '../src/redis/index.js';
-import { connectedRedisClient, seededRandom } from './support/index.js';
+import { privateRedisClient, seededRandom } from './support/index.js';
 
 // Issue 21, cost per operation: a request spends `cost` units of every window, whole or not at all.
 
@@ -102,23 +101,14 @@ test('property: in process, random costs never admit more units than a window ho
 });
 
 describe('costs in Redis', { skip: redisSkipReason() }, () => {
-  let redis: RedisServer;
-  let client: RedisClient;
-  before(async () => {
-    redis = await startRedis();
-    client = await connectedRedisClient(redis.url, 1000);
-  });
-  after(async () => {
-    await client?.close();
-    await redis?.close();
-  });
+  const redis = privateRedisClient();
 
   test('property: the Redis script gives the in-process decisions on random timelines of costs and bans', async () => {
     let banned = 0;
     for (let seed = 1; seed <= 12; seed++) {
       const steps = timeline(seed, 250);
       const inProcess = await replay((now) => createMemoryLimiter({ now }), steps, 'acct');
-      const shared = await replay((now) => createRedisLimiter(client, { prefix: `cost${seed}`, now }), steps, 'acct');
+      const shared = await replay((now) => createRedisLimiter(redis.client(), { prefix: `cost${seed}`, now }), steps, 'acct');
       for (let i = 0; i < steps.length; i++) {
         assert.deepEqual(shape(shared[i] as RateDecision), shape(inProcess[i] as RateDecision), `seed ${seed}, request ${i}`);
         if (inProcess[i]?.kind === 'banned') banned += 1;
@@ -131,7 +121,7 @@ describe('costs in Redis', { skip: redisSkipReason() }, () => {
   test('a refusal held locally at one cost does not refuse a cheaper request that fits', async () => {
     let now = 1_800_000_000_000;
     const limiter = createSharedLimiter({
-      shared: createRedisLimiter(client, { prefix: 'held', now: () => now }),
+      shared: createRedisLimiter(redis.client(), { prefix: 'held', now: () => now }),
       onFailure: 'closed',
       localShare: 0.5,
       denyCacheMs: 1000,

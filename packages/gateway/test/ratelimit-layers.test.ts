@@ -1,12 +1,11 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { redisSkipReason, startRedis, type RedisServer } from '@animal-store/testkit';
+import { describe, test } from 'node:test';
+import { redisSkipReason } from '@animal-store/testkit';
 import { createCalendar } from '../src/ratelimit/calendar.js';
 import { createMemoryLimiter } from '../src/ratelimit/memory-limiter.js';
 import { monthWindow, type Limiter, type LimitRequest, type Policy, type RateDecision } from '../src/ratelimit/policy.js';
 import { createRedisLimiter } from '../src/ratelimit/redis-limiter.js';
-import type { RedisClient } from '../src/redis/index.js';
-import { connectedRedisClient, seededRandom } from './support/index.js';
+import { privateRedisClient, seededRandom } from './support/index.js';
 
 // Issue 21: costs, monthly quotas, operation ceilings (layers) and shadow plans, decided alike in
 // process and in Redis, on random timelines that cross a month's end and a change of daylight time.
@@ -107,23 +106,14 @@ test('property: in process, layers, months, costs and shadow keep every month to
 });
 
 describe('layers, months and shadow in Redis', { skip: redisSkipReason() }, () => {
-  let redis: RedisServer;
-  let client: RedisClient;
-  before(async () => {
-    redis = await startRedis();
-    client = await connectedRedisClient(redis.url, 1000);
-  });
-  after(async () => {
-    await client?.close();
-    await redis?.close();
-  });
+  const redis = privateRedisClient();
 
   test('property: the Redis script gives the in-process decisions, exactly', async () => {
     const seen = { months: 0, ceilings: 0, shadow: 0, quota: 0 };
     for (let seed = 1; seed <= 12; seed++) {
       const steps = timeline(seed, 400);
       const inProcess = await replay((now) => createMemoryLimiter({ now, calendar }), steps);
-      const shared = await replay((now) => createRedisLimiter(client, { prefix: `layers${seed}`, now, calendar }), steps);
+      const shared = await replay((now) => createRedisLimiter(redis.client(), { prefix: `layers${seed}`, now, calendar }), steps);
       for (let i = 0; i < steps.length; i++) {
         assert.deepEqual(shape(shared[i] as RateDecision), shape(inProcess[i] as RateDecision), `seed ${seed}, request ${i}`);
       }

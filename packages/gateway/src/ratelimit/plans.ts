@@ -49,28 +49,41 @@ export function createPlans(file: string, options: PlansOptions = {}) {
     const ceiling = p.operations[operationId];
     return ceiling === undefined ? [] : [{ subject: `op:${operationId}`, policy: { name: operationId, windows: windowsOf(ceiling), ban: undefined } }];
   };
+  /**
+   * A key's terms for a request of `operationId`. The account's terms first (its plan, its own
+   * limits), then the limits signed into the key, then its plan's, window by window.
+   */
+  const termsOf = (p: PlansFile, holder: KeyHolder, operationId: string | undefined): KeyTerms => {
+    const account = p.accounts[holder.subject];
+    const name = account?.plan ?? holder.plan;
+    const plan = p.plans[name] ?? (p.plans[holder.plan] as PlansFile['plans'][string]);
+    const signed = holder.limits;
+    const windows = windowsOf({
+      minute: account?.minute ?? signed?.minute ?? plan.minute,
+      day: account?.day ?? signed?.day ?? plan.day,
+      month: account?.month ?? plan.month,
+    });
+    return {
+      policy: { name, windows, ban: banOf(plan, p.ban) },
+      cost: operationId === undefined ? 1 : (plan.cost?.[operationId] ?? 1),
+      shadow: account?.shadow ?? (plan.shadow === true || options.shadowPlans?.has(name) === true),
+      layers: operationId === undefined ? [] : ceilingOf(p, operationId),
+    };
+  };
+  let remembered: { file: PlansFile | undefined; terms: WeakMap<KeyHolder, Map<string, KeyTerms>> } = { file: undefined, terms: new WeakMap() };
   const terms = {
-    /**
-     * A key's terms for a request of `operationId`. The account's terms first (its plan, its own
-     * limits), then the limits signed into the key, then its plan's, window by window.
-     */
+    /** A key's terms for a request of `operationId` (see `termsOf`), the same object while nothing changed. */
     forKey(holder: KeyHolder, operationId: string | undefined): KeyTerms {
       const p = current();
-      const account = p.accounts[holder.subject];
-      const name = account?.plan ?? holder.plan;
-      const plan = p.plans[name] ?? (p.plans[holder.plan] as PlansFile['plans'][string]);
-      const signed = holder.limits;
-      const windows = windowsOf({
-        minute: account?.minute ?? signed?.minute ?? plan.minute,
-        day: account?.day ?? signed?.day ?? plan.day,
-        month: account?.month ?? plan.month,
-      });
-      return {
-        policy: { name, windows, ban: banOf(plan, p.ban) },
-        cost: operationId === undefined ? 1 : (plan.cost?.[operationId] ?? 1),
-        shadow: account?.shadow ?? (plan.shadow === true || options.shadowPlans?.has(name) === true),
-        layers: operationId === undefined ? [] : ceilingOf(p, operationId),
-      };
+      // Remembered per key and operation until the file changes: a key's every request would
+      // otherwise build the same policies again (and the Redis call encode them again).
+      if (p !== remembered.file) remembered = { file: p, terms: new WeakMap() };
+      let byOperation = remembered.terms.get(holder);
+      if (byOperation === undefined) remembered.terms.set(holder, (byOperation = new Map()));
+      const key = operationId ?? '';
+      let found = byOperation.get(key);
+      if (found === undefined) byOperation.set(key, (found = termsOf(p, holder, operationId)));
+      return found;
     },
     /** The key's policy: its account's windows and bans (`forKey`'s). */
     forIdentity(holder: KeyHolder): Policy {

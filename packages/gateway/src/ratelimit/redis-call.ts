@@ -44,8 +44,7 @@ export function scriptCall(
     return index;
   };
   const policyOf = (policy: Policy) => {
-    const fields = policyFields(policy);
-    const signature = fields.join(',');
+    const { fields, signature } = encoded(policy);
     let number = policyIndex.get(signature);
     if (number === undefined) {
       number = policyIndex.size + 1;
@@ -75,12 +74,18 @@ export function scriptCall(
   return { keys, args: [...args, ...policyArgs, ...requestArgs] };
 }
 
-/** A policy as the script reads it: ban settings, then each window. */
-function policyFields(policy: Policy): (string | number)[] {
+/** Policies as the script reads them, by policy: the plans hand out the same object while nothing changed. */
+const ENCODED = new WeakMap<Policy, { readonly fields: readonly (string | number)[]; readonly signature: string }>();
+
+/** A policy as the script reads it: ban settings, then each window; and its text, to find it again in a call. */
+function encoded(policy: Policy): { readonly fields: readonly (string | number)[]; readonly signature: string } {
+  let found = ENCODED.get(policy);
+  if (found !== undefined) return found;
   const ban = policy.ban;
   const fields: (string | number)[] = [ban?.strikes ?? 0, ban?.strikeWindowMs ?? 0, ban?.banMs ?? 0, policy.windows.length];
   for (const window of policy.windows) fields.push(LETTERS[window.name], window.limit, window.windowMs, window.buckets);
-  return fields;
+  ENCODED.set(policy, (found = { fields, signature: fields.join(',') }));
+  return found;
 }
 
 const OUTCOMES = { 0: 'limited', 1: 'allowed', 2: 'banned', 4: 'allowed' } as const;
@@ -104,14 +109,15 @@ export function decisionsOf(requests: readonly LimitRequest[], reply: readonly n
       for (const layer of layers) {
         for (const window of layer.policy.windows) {
           const resetAt = reply[k + 1] as number;
-          windows.push({
+          const reading: { -readonly [F in keyof WindowReading]: WindowReading[F] } = {
             name: window.name,
-            ...(layer.name === undefined ? {} : { layer: layer.name }),
             limit: window.limit,
             windowMs: window.name === 'month' ? resetAt - calendar.monthOf(resetAt - 1).start : window.windowMs,
             remaining: Math.max(0, window.limit - (reply[k] as number)),
             resetAt,
-          });
+          };
+          if (layer.name !== undefined) reading.layer = layer.name;
+          windows.push(reading);
           k += 2;
         }
       }

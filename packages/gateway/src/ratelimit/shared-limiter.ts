@@ -94,8 +94,10 @@ export function createSharedLimiter(options: SharedLimiterOptions): Limiter {
   /** What Redis counted for each layer of the request, by its subject. */
   function remember(request: LimitRequest, decided: RateDecision, at: number): void {
     if (views.size >= MAX_VIEWS) views.clear();
-    views.set(request.subject, { at, windows: decided.windows.filter((window) => window.layer === undefined) });
-    for (const layer of request.layers ?? []) views.set(layer.subject, { at, windows: decided.windows.filter((window) => window.layer === layer.policy.name) });
+    const layers = request.layers ?? [];
+    // Without layers, every window is the account's: no copy to make on each request.
+    views.set(request.subject, { at, windows: layers.length === 0 ? decided.windows : decided.windows.filter((window) => window.layer === undefined) });
+    for (const layer of layers) views.set(layer.subject, { at, windows: decided.windows.filter((window) => window.layer === layer.policy.name) });
   }
 
   const warm = options.shared.warm?.bind(options.shared);
