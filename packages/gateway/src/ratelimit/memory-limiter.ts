@@ -87,16 +87,17 @@ export function createMemoryLimiter(options: MemoryLimiterOptions = {}): MemoryL
     });
   }
 
-  const readingOf =
-    (at: number) =>
-    (c: Counted): WindowReading => ({
+  function readingOf(c: Counted, at: number): WindowReading {
+    const reading: { -readonly [F in keyof WindowReading]: WindowReading[F] } = {
       name: c.window.name,
-      ...(c.layerName === undefined ? {} : { layer: c.layerName }),
       limit: c.window.limit,
       windowMs: lengthOf(c.window, c.state, c.position),
       remaining: Math.max(0, c.window.limit - c.state.total),
       resetAt: resetOf(c.window, c.state, c.position, at),
-    });
+    };
+    if (c.layerName !== undefined) reading.layer = c.layerName;
+    return reading;
+  }
 
   return {
     seed(request, used) {
@@ -114,18 +115,13 @@ export function createMemoryLimiter(options: MemoryLimiterOptions = {}): MemoryL
       const cost = request.cost ?? 1;
       const shadow = request.shadow === true;
       const counted = countedOf(request.subject, policy, at, peek, 0);
-      (request.layers ?? []).forEach((layer, i) => counted.push(...countedOf(layer.subject, scaled(layer.policy), at, peek, i + 1, layer.policy.name)));
-      const readings = () => counted.map(readingOf(at));
+      if (request.layers !== undefined) {
+        request.layers.forEach((layer, i) => counted.push(...countedOf(layer.subject, scaled(layer.policy), at, peek, i + 1, layer.policy.name)));
+      }
       const made = (kind: 'allowed' | 'limited' | 'banned', retryAt: number | undefined, binding?: Counted, inShadow = false) => {
-        const windows = readings();
-        return decision(kind, 'process', {
-          policy,
-          windows,
-          retryAt,
-          now: at,
-          binding: binding === undefined ? undefined : windows[counted.indexOf(binding)],
-          ...(inShadow ? { shadow: true } : {}),
-        });
+        const windows = counted.map((c) => readingOf(c, at));
+        const bound = binding === undefined ? undefined : windows[counted.indexOf(binding)];
+        return decision(kind, 'process', { policy, windows, retryAt, now: at, binding: bound, shadow: inShadow });
       };
 
       const bannedUntil = request.keyId === undefined ? undefined : bans.get(request.keyId);
@@ -134,14 +130,8 @@ export function createMemoryLimiter(options: MemoryLimiterOptions = {}): MemoryL
 
       // Per layer kind: the refusing windows' latest retry (`undefined`: never) and which window it
       // is. The plan counts units (the operation's cost); a ceiling counts requests.
-      const own = refusalOf(
-        counted.filter((c) => c.layer === 0 && c.state.total + cost > c.window.limit),
-        cost,
-      );
-      const others = refusalOf(
-        counted.filter((c) => c.layer > 0 && c.state.total + 1 > c.window.limit),
-        1,
-      );
+      const own = refusalOf(counted, cost, true);
+      const others = request.layers === undefined || request.layers.length === 0 ? undefined : refusalOf(counted, 1, false);
       const ownRefuses = banned || own !== undefined;
       const enforced = shadow ? others : combined(own, others);
       if (enforced !== undefined) {
@@ -172,10 +162,14 @@ interface Refusal {
   readonly binding: Counted;
 }
 
-/** The refusal of these windows: the latest retry (never, if any never frees) and its window. */
-function refusalOf(refusing: readonly Counted[], cost: number): Refusal | undefined {
+/**
+ * The refusal of the windows of the key's own layer (`own`) or of the others, each asked for
+ * `cost`: the latest retry (never, if any never frees) and its window; `undefined` when none refuses.
+ */
+function refusalOf(counted: readonly Counted[], cost: number, own: boolean): Refusal | undefined {
   let found: Refusal | undefined;
-  for (const c of refusing) {
+  for (const c of counted) {
+    if ((c.layer === 0) !== own || c.state.total + cost <= c.window.limit) continue;
     const retryAt = retryOf(c.window, c.state, c.position, cost);
     if (found === undefined || (found.retryAt !== undefined && (retryAt === undefined || retryAt > found.retryAt))) found = { retryAt, binding: c };
   }

@@ -97,7 +97,20 @@ export function decision(
   source: DecisionSource,
   fields: Pick<RateDecision, 'policy' | 'windows' | 'retryAt' | 'now' | 'binding' | 'shadow'>,
 ): RateDecision {
-  return { kind, source, allowed: kind === 'allowed', banned: kind === 'banned', revoked: kind === 'revoked', ...fields };
+  // Every property written out, in one order: no spread, one shape for every decision.
+  const made = {
+    kind,
+    source,
+    allowed: kind === 'allowed',
+    banned: kind === 'banned',
+    revoked: kind === 'revoked',
+    policy: fields.policy,
+    windows: fields.windows,
+    binding: fields.binding,
+    retryAt: fields.retryAt,
+    now: fields.now,
+  };
+  return fields.shadow === true ? { ...made, shadow: true } : made;
 }
 
 /** The same decision, answered by a failure policy while Redis is away (`local` or `open`). */

@@ -1,5 +1,5 @@
 import type { Calendar } from './calendar.js';
-import { decision, revokedDecision, type LimitRequest, type Policy, type RateDecision, type WindowReading } from './policy.js';
+import { decision, revokedDecision, type Layer, type LimitRequest, type Policy, type RateDecision, type WindowReading } from './policy.js';
 
 /** What a script call sends: its keys and its ARGV, as `redis-script.ts` describes them. */
 export interface ScriptCall {
@@ -89,6 +89,9 @@ function encoded(policy: Policy): { readonly fields: readonly (string | number)[
 }
 
 const OUTCOMES = { 0: 'limited', 1: 'allowed', 2: 'banned', 4: 'allowed' } as const;
+/** The key's own layer, among a request's layers (the others are `Layer`s). */
+const OWN: unique symbol = Symbol('own');
+const ONLY_OWN = [OWN] as const;
 
 /** Each request's decision from the script's reply (after `now`, its first value). */
 export function decisionsOf(requests: readonly LimitRequest[], reply: readonly number[], calendar: Calendar): RateDecision[] {
@@ -96,8 +99,9 @@ export function decisionsOf(requests: readonly LimitRequest[], reply: readonly n
   const decisions: RateDecision[] = [];
   let at = 1;
   for (const request of requests) {
-    const layers = [{ policy: request.policy, name: undefined }, ...(request.layers ?? []).map((layer) => ({ policy: layer.policy, name: layer.policy.name }))];
-    const count = layers.reduce((sum, layer) => sum + layer.policy.windows.length, 0);
+    const layers: readonly (typeof OWN | Layer)[] = request.layers === undefined || request.layers.length === 0 ? ONLY_OWN : [OWN, ...request.layers];
+    let count = 0;
+    for (const layer of layers) count += (layer === OWN ? request.policy : layer.policy).windows.length;
     const outcome = reply[at] as keyof typeof OUTCOMES | 3;
     if (outcome === 3) {
       decisions.push(revokedDecision(request.policy, now, 'redis'));
@@ -107,7 +111,8 @@ export function decisionsOf(requests: readonly LimitRequest[], reply: readonly n
       const windows: WindowReading[] = [];
       let k = at + 3;
       for (const layer of layers) {
-        for (const window of layer.policy.windows) {
+        const name = layer === OWN ? undefined : layer.policy.name;
+        for (const window of (layer === OWN ? request.policy : layer.policy).windows) {
           const resetAt = reply[k + 1] as number;
           const reading: { -readonly [F in keyof WindowReading]: WindowReading[F] } = {
             name: window.name,
@@ -116,7 +121,7 @@ export function decisionsOf(requests: readonly LimitRequest[], reply: readonly n
             remaining: Math.max(0, window.limit - (reply[k] as number)),
             resetAt,
           };
-          if (layer.name !== undefined) reading.layer = layer.name;
+          if (name !== undefined) reading.layer = name;
           windows.push(reading);
           k += 2;
         }
@@ -128,7 +133,7 @@ export function decisionsOf(requests: readonly LimitRequest[], reply: readonly n
           retryAt: retry === -1 || retry === 0 ? undefined : retry,
           now,
           binding: binding === 0 ? undefined : windows[binding - 1],
-          ...(outcome === 4 ? { shadow: true } : {}),
+          shadow: outcome === 4,
         }),
       );
     }
