@@ -56,6 +56,7 @@ try {
     await start('limits-memory', limited),
     await start('keys-redis', { ...keyed, ...onRedis }),
     await start('limits-redis', { ...limited, ...onRedis }),
+    await start('layers-redis', { ...limited, ...onRedis, PLANS_FILE: join(dir, 'plans-layered.json') }),
     { name: 'metrics', service: observed.metrics },
     { name: 'tracing-1-in-10', service: observed.sampled },
   ];

@@ -5,19 +5,22 @@
 // Environment: PORT (gateway, 8080), CORE_PORT (core, 8081), HOST (both); everything else is passed
 // through to both processes, so LOG_LEVEL=warn npm start quiets them.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import { initKeyring, issueKey, keyringFiles, PLANS } from '@animal-store/gateway';
+import { DEFAULT_PLANS_FILE, initKeyring, issueKey, keyringFiles, PLANS } from '@animal-store/gateway';
 
 const CORE_MAIN = fileURLToPath(import.meta.resolve('@animal-store/core/main'));
 const GATEWAY_MAIN = fileURLToPath(import.meta.resolve('@animal-store/gateway/main'));
 
 const host = process.env.HOST ?? '127.0.0.1';
 const keysDir = mkdtempSync(join(tmpdir(), 'animal-store-keys-'));
+// The plans: a copy of the shipped ones beside the keyring, to edit while the stack runs (the
+// gateway reads a changed file at the next request), gone with it; or the operator's PLANS_FILE.
+const plansFile = process.env.PLANS_FILE ?? join(keysDir, 'plans.json');
 
 /** A throwaway keyring and one key per plan (the enterprise one with custom limits). */
 async function demoKeys(): Promise<{ plan: string; jti: string; token: string }[]> {
@@ -38,11 +41,12 @@ function shellWord(value: string): string {
 
 /**
  * The one line that sets what the documentation's examples use: `KEY` (the pro key, as the README
- * says), `FREE_KEY`, `ENTERPRISE_KEY` and `KEYS_DIR`, so they need not be copied key by key.
+ * says), `FREE_KEY`, `ENTERPRISE_KEY`, `KEYS_DIR` and `PLANS_FILE`, so they need not be copied
+ * one by one.
  */
 function exportLine(keys: readonly { plan: string; token: string }[]): string {
   const token = (plan: string) => keys.find((key) => key.plan === plan)?.token ?? '';
-  const values = { KEY: token('pro'), FREE_KEY: token('free'), ENTERPRISE_KEY: token('enterprise'), KEYS_DIR: keysDir };
+  const values = { KEY: token('pro'), FREE_KEY: token('free'), ENTERPRISE_KEY: token('enterprise'), KEYS_DIR: keysDir, PLANS_FILE: plansFile };
   return `export ${Object.entries(values)
     .map(([name, value]) => `${name}=${shellWord(value)}`)
     .join(' ')}`;
@@ -121,7 +125,9 @@ try {
   children.push(core.child);
   const keys = await demoKeys();
   const files = keyringFiles(keysDir);
+  if (process.env.PLANS_FILE === undefined) copyFileSync(DEFAULT_PLANS_FILE, plansFile);
   const gateway = await launch('gateway', GATEWAY_MAIN, gatewayPort, {
+    PLANS_FILE: plansFile,
     UPSTREAM_URL: core.url,
     JWKS_FILE: files.jwks,
     REVOCATIONS_FILE: files.revoked,

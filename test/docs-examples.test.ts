@@ -39,6 +39,8 @@ interface Stack {
   readonly keys: Readonly<Record<'free' | 'pro' | 'business' | 'enterprise', string>>;
   /** The stack's throwaway keyring, printed in its `revoke one: KEYS_DIR=…` line. */
   readonly keysDir: string;
+  /** The stack's copy of the shipped plans, printed in its `export` line. */
+  readonly plansFile: string;
   stop(): Promise<number | null>;
 }
 
@@ -76,6 +78,7 @@ async function startStack(): Promise<Stack> {
     core: new URL(find(/^ {2}core {5}(http:\/\/\S+)/m, 'core URL')),
     keys: { free: key('free'), pro: key('pro'), business: key('business'), enterprise: key('enterprise') },
     keysDir: find(/revoke one: KEYS_DIR=(\S+) /, 'keyring directory'),
+    plansFile: find(/^ {2}export .* PLANS_FILE=(\S+)$/m, 'plans file'),
     async stop() {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGINT');
       const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
@@ -148,6 +151,7 @@ describe('documentation examples, run against npm start', { skip: commandSkipRea
         BUSINESS_KEY: stack.keys.business,
         ENTERPRISE_KEY: stack.keys.enterprise,
         KEYS_DIR: stack.keysDir,
+        PLANS_FILE: stack.plansFile,
       };
       for (const example of examples) {
         const title = `${example.file}:${example.line} $ ${example.command.split('\n')[0]}`;

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -58,7 +58,7 @@ test('npm start runs the core and the gateway, prints both URLs and demo keys, a
 });
 
 /**
- * The banner's `export` line names exactly the four variables the documentation's examples use,
+ * The banner's `export` line names exactly the five variables the documentation's examples use,
  * each key of the plan the docs say, and the banner's sample curl, pasted after it, works.
  */
 async function checkExportLine(banner: string, gateway: string): Promise<void> {
@@ -70,7 +70,7 @@ async function checkExportLine(banner: string, gateway: string): Promise<void> {
       .split(' ')
       .map((pair) => pair.split('=') as [string, string]),
   );
-  assert.deepEqual(Object.keys(values), ['KEY', 'FREE_KEY', 'ENTERPRISE_KEY', 'KEYS_DIR']);
+  assert.deepEqual(Object.keys(values), ['KEY', 'FREE_KEY', 'ENTERPRISE_KEY', 'KEYS_DIR', 'PLANS_FILE']);
   const printed = (plan: string) => new RegExp(`^ {4}${plan} +(\\S+)$`, 'm').exec(banner)?.[1];
   assert.deepEqual([values.KEY, values.FREE_KEY, values.ENTERPRISE_KEY], [printed('pro'), printed('free'), printed('enterprise')]);
   for (const [name, plan] of [
@@ -82,6 +82,12 @@ async function checkExportLine(banner: string, gateway: string): Promise<void> {
     assert.equal(((await usage.json()) as { plan: string }).plan, plan, `${name} is the ${plan} key`);
   }
   assert.ok(existsSync(join(values.KEYS_DIR ?? '', 'public', 'jwks.json')), 'KEYS_DIR is the keyring the gateway reads');
+  // PLANS_FILE is a copy of the shipped plans that the gateway reads: a change to it applies at once.
+  const plans = JSON.parse(readFileSync(values.PLANS_FILE ?? '', 'utf8')) as { plans: { pro: { minute: number } } };
+  writeFileSync(values.PLANS_FILE ?? '', JSON.stringify({ ...plans, plans: { ...plans.plans, pro: { ...plans.plans.pro, minute: 7 } } }));
+  const changed = await fetch(`${gateway}/v1/usage`, { headers: { authorization: `Bearer ${values.KEY}` } });
+  assert.equal(((await changed.json()) as { windows: { minute: { limit: number } } }).windows.minute.limit, 7, 'PLANS_FILE is the plans the gateway reads');
+  writeFileSync(values.PLANS_FILE ?? '', JSON.stringify(plans));
   const curl = /^ {2}(curl .+)$/m.exec(banner)?.[1] ?? '';
   assert.match(curl, /"Authorization: Bearer \$KEY"/, 'the sample curl uses the variable the README names');
   const pasted = await run('bash', ['-c', `${line}\n${curl} -o /dev/null -w '%{http_code}'`]);

@@ -19,6 +19,18 @@ export async function makeKeys(
   // Limits high enough never to refuse: the limit check is measured, not refusals.
   const high = { minute: 1_000_000_000, day: 1_000_000_000 };
   writeFileSync(join(dir, 'plans.json'), JSON.stringify({ plans: { free: high, pro: high, business: high, enterprise: high }, anonymous: high, accounts: {} }));
+  // The same plans with every layer of issue 21 on the benched operation: a monthly quota, a cost,
+  // and a ceiling for all callers (all never reached), to measure what layers cost over the plan.
+  const layered = { ...high, month: 1_000_000_000, cost: { listPets: 2 } };
+  writeFileSync(
+    join(dir, 'plans-layered.json'),
+    JSON.stringify({
+      plans: { free: layered, pro: layered, business: layered, enterprise: layered },
+      operations: { listPets: high },
+      anonymous: high,
+      accounts: {},
+    }),
+  );
   const claims = (sub: string, jti: string): ApiKeyToSign => ({
     issuer: 'animal-store',
     audience: 'animal-store-production',

@@ -103,7 +103,7 @@ export function renderReport(
           ? ''
           : `, ${Math.round(limiter.oneBatchInFlight.decisionsPerSecond)} with ${limiter.oneBatchInFlight.concurrency} (one batch at a time)`) +
         ` (${limiter.seconds} s each).`,
-      `Redis memory per account (MEMORY USAGE of its counters): ${limiter.memory.oneRequest} B after one request, ${limiter.memory.typical} B for a steady client (a request every 5 s), ${limiter.memory.worst} B with every bucket of both windows in use (goals ≤ 256 B typical, ≤ 2 KB worst).`,
+      `Redis memory per account (MEMORY USAGE of its counters): ${limiter.memory.oneRequest} B after one request, ${limiter.memory.typical} B for a steady client (a request every 5 s)${limiter.memory.typicalWithMonth === undefined ? '' : ` (${limiter.memory.typicalWithMonth} B on a plan with a monthly quota)`}, ${limiter.memory.worst} B with every bucket of both windows in use (goals ≤ 256 B typical, ≤ 2 KB worst).`,
     );
   }
   const flagged = rows.reduce((sum, r) => sum + r.unexpected + r.errors, 0);

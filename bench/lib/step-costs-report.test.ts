@@ -27,6 +27,7 @@ test('a step costs the difference between the gateways it names; the floor is it
     'limits-memory': 35,
     'keys-redis': 25,
     'limits-redis': 50,
+    'layers-redis': 53,
     metrics: 52,
     'tracing-1-in-10': 55,
   };
@@ -38,9 +39,10 @@ test('a step costs the difference between the gateways it names; the floor is it
   assert.equal(row('key check, cached'), '20.0');
   assert.equal(row('limits in process'), '15.0');
   assert.equal(row('limits in Redis'), '25.0');
+  assert.equal(row('layers in Redis: a month, a cost, a ceiling'), '3.0');
   assert.equal(row('metrics'), '2.0');
   assert.equal(row('tracing, one trace in ten'), '5.0');
-  assert.equal(STEPS.length, 9);
+  assert.equal(STEPS.length, 10);
 });
 
 test('a run without a gateway a step needs says which', () => {

@@ -36,6 +36,12 @@ export const STEPS: readonly Step[] = [
     without: 'keys-redis',
     what: 'the plan’s windows decided by the Redis script, batched per loop turn, rate-limit headers',
   },
+  {
+    step: 'layers in Redis: a month, a cost, a ceiling',
+    with: 'layers-redis',
+    without: 'limits-redis',
+    what: 'the plan’s monthly quota and the operation’s cost and ceiling, decided in the same script call (issue 21)',
+  },
   { step: 'metrics', with: 'metrics', without: 'limits-redis', what: 'Prometheus histograms and counters per request, /metrics scraped every 15 s' },
   { step: 'tracing, one trace in ten', with: 'tracing-1-in-10', without: 'limits-redis', what: 'spans for one request in ten, exported over OTLP/HTTP' },
 ];

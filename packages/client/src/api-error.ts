@@ -1,18 +1,58 @@
+/** The codes the gateway and the pets core answer with, and the client's own `unexpected_response`. */
+export const KNOWN_ERROR_CODES = [
+  // The gateway's (docs/gateway.md, "Gateway errors").
+  'bad_request',
+  'unauthorized',
+  'not_found',
+  'origin_not_allowed',
+  'method_not_allowed',
+  'request_timeout',
+  'gone',
+  'payload_too_large',
+  'rate_limited',
+  'key_banned',
+  'quota_exhausted',
+  'operation_limited',
+  'headers_too_large',
+  'internal_error',
+  'bad_gateway',
+  'rate_limit_unavailable',
+  'auth_unavailable',
+  'not_ready',
+  'upstream_timeout',
+  // The pets core's that the gateway's do not name.
+  'invalid_query',
+  'invalid_cursor',
+  'invalid_pet_id',
+  'invalid_json',
+  'invalid_body',
+  'invalid_idempotency_key',
+  'pet_not_found',
+  'unsupported_media_type',
+  'idempotency_key_reused',
+  'not_implemented',
+  'store_unavailable',
+  'unexpected_response',
+] as const;
+export type KnownErrorCode = (typeof KNOWN_ERROR_CODES)[number];
+/** A known code, which editors complete, or any other a backend of your own may send. */
+export type ErrorCode = KnownErrorCode | (string & {});
+
 /**
  * A failed call: the service answered with an error status (or never answered in a usable way).
- * `code` is the stable snake_case code of the Error body (`rate_limited`, `key_banned`,
- * `pet_not_found`…); match on it, not on `message`.
+ * `code` is the stable snake_case code of the Error body (`rate_limited`, `quota_exhausted`,
+ * `operation_limited`, `key_banned`, `pet_not_found`…); match on it, not on `message`.
  */
 export class ApiError extends Error {
   override readonly name = 'ApiError';
   readonly status: number;
-  readonly code: string;
+  readonly code: ErrorCode;
   /** The answer's `Retry-After`, in seconds, when it had one. */
   readonly retryAfterSeconds: number | undefined;
   /** The answer's `X-Request-Id`: quote it when reporting a problem. */
   readonly requestId: string | undefined;
 
-  constructor(fields: { status: number; code: string; message: string; retryAfterSeconds?: number | undefined; requestId?: string | undefined }) {
+  constructor(fields: { status: number; code: ErrorCode; message: string; retryAfterSeconds?: number | undefined; requestId?: string | undefined }) {
     super(fields.message);
     this.status = fields.status;
     this.code = fields.code;

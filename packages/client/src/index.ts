@@ -1,5 +1,5 @@
 export { createClient, type AnimalStoreClient, type CallOptions, type ClientOptions, type CreateOptions, type ListOptions } from './create-client.js';
-export { ApiError } from './api-error.js';
+export { ApiError, KNOWN_ERROR_CODES, type ErrorCode, type KnownErrorCode } from './api-error.js';
 export type { DeprecationNotice, RateLimitState } from './response-headers.js';
 export type { RetryNotice } from './transport.js';
 export type { ErrorBody, NewPet, Pet, PetStatus, Problem, Usage, UsageWindow } from './types.js';

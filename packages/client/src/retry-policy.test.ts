@@ -11,6 +11,8 @@ test('the retry rules, case by case', () => {
     ['429 rate_limited over maxDelayMs fails at once', 1, answer(429, 'rate_limited', 121), true, { retry: false }],
     ['429 at maxDelayMs still waits', 1, answer(429, 'rate_limited', 120), true, { retry: true, delayMs: 120_000 }],
     ['429 key_banned is never retried', 1, answer(429, 'key_banned', 3), true, { retry: false }],
+    ['429 quota_exhausted is never retried, however short its Retry-After', 1, answer(429, 'quota_exhausted', 3), true, { retry: false }],
+    ['429 operation_limited waits Retry-After, as rate_limited', 1, answer(429, 'operation_limited', 2), true, { retry: true, delayMs: 2000 }],
     ['429 without Retry-After (never admitted) is not retried', 1, answer(429, 'rate_limited'), true, { retry: false }],
     ['502 on a replayable call backs off', 1, answer(502), true, { retry: true, delayMs: 50 }],
     ['503 backs off, doubling', 2, answer(503), true, { retry: true, delayMs: 100 }],

@@ -20,7 +20,8 @@ const STOP: Verdict = { retry: false };
 
 /**
  * Whether to try again after attempt number `attempt` (1 for the first), and after how long:
- * - 429 `key_banned`: never (retrying only makes a ban worse);
+ * - 429 `key_banned`: never (retrying only makes a ban worse); `quota_exhausted`: never (the
+ *   monthly quota renews when the month ends);
  * - any other 429: after exactly `Retry-After`; without one (the plan can never admit the request)
  *   or with one longer than `maxDelayMs`, never;
  * - 502, 503, 504 and network errors, for a call that is safe to repeat (`replayable`: GET, HEAD,
@@ -33,7 +34,7 @@ const STOP: Verdict = { retry: false };
 export function nextStep(attempt: number, outcome: AttemptOutcome, replayable: boolean, settings: RetrySettings, random: () => number): Verdict {
   if (attempt >= settings.maxAttempts) return STOP;
   if (outcome.kind === 'answer' && outcome.status === 429) {
-    if (outcome.code === 'key_banned' || outcome.retryAfterSeconds === undefined) return STOP;
+    if (outcome.code === 'key_banned' || outcome.code === 'quota_exhausted' || outcome.retryAfterSeconds === undefined) return STOP;
     const delayMs = outcome.retryAfterSeconds * 1000;
     return delayMs > settings.maxDelayMs ? STOP : { retry: true, delayMs };
   }

@@ -91,10 +91,12 @@ export function buildGateway(config: GatewayConfig, deps: BuildDeps): BuiltGatew
             prefix: config.redis.prefix,
             batchWindowMs: config.redis.batchWindowMs,
             commandTimeoutMs: config.redis.commandTimeoutMs,
+            cluster: config.redis.cluster,
             revocations,
           },
     now,
     ...(deps.redisNow === undefined ? {} : { redisNow: deps.redisNow }),
+    operationIds: new Set(operations.map((operation) => operation.operationId)),
   });
   // With limits in Redis, the deny-list is asked in the limit's round trip; otherwise on its own.
   const authentication = createAuthentication(config.auth, { now, redisRevocations: rateLimiting?.checksRevocation === true ? undefined : revocations });

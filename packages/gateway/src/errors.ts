@@ -14,6 +14,8 @@ export const ERRORS = {
   payload_too_large: { status: 413, message: 'The request body is larger than the limit.' },
   rate_limited: { status: 429, message: 'Rate limit exceeded: retry after the time in Retry-After.' },
   key_banned: { status: 429, message: 'This API key is temporarily banned for sending requests while rate limited.' },
+  quota_exhausted: { status: 429, message: "The account's monthly quota is used up: it renews when the month ends (Retry-After)." },
+  operation_limited: { status: 429, message: 'This operation is at its ceiling for all callers: retry after the time in Retry-After.' },
   headers_too_large: { status: 431, message: 'The request headers are too large.' },
   internal_error: { status: 500, message: 'An unexpected error occurred in the gateway.' },
   bad_gateway: { status: 502, message: 'The upstream service could not be reached or answered invalidly.' },

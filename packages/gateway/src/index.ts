@@ -3,8 +3,9 @@
 // process (`@animal-store/gateway/main`); nothing here is needed to run it.
 export { API_KEY_TYP, PLANS, generateSigningKey, signApiKey, type ApiKeyToSign, type JWK } from './auth/index.js';
 export { GATEWAY_ENV_NAMES } from './config/index.js';
+export { DEFAULT_PLANS_FILE } from './config/limits-env.js';
 export { ERRORS } from './errors.js';
 export { initKeyring, issueKey, keyringFiles } from './keyring/index.js';
 export { buildEffectiveDocument } from './openapi/index.js';
-export { createRedisLimiter, minuteAndDay } from './ratelimit/index.js';
+export { createRedisLimiter, minuteAndDay, monthWindow, type Policy } from './ratelimit/index.js';
 export { createRedisClient } from './redis/index.js';

@@ -112,7 +112,8 @@ describe('what the operator sees', { skip: redisSkipReason() }, () => {
   });
 });
 
-test('a Redis that is really unreachable is still reported, once the start grace is over', { skip: redisSkipReason() }, async () => {
+/** A gateway with limits on a Redis nobody listens on, and its captured log; `close` stops both. */
+async function withUnreachableRedis(env: Record<string, string> = {}) {
   const { freePort } = await import('@animal-store/testkit');
   const upstream = await startRecordingUpstream();
   const log = capturedLog();
@@ -123,11 +124,24 @@ test('a Redis that is really unreachable is still reported, once the start grace
       AUTH: 'off',
       RATE_LIMITS: 'on',
       REDIS_URL: `redis://127.0.0.1:${await freePort()}`,
+      ...env,
     },
     undefined,
     undefined,
     { logger: log.logger, waitForRedis: false },
   );
+  return {
+    gateway,
+    log,
+    async close() {
+      await gateway.close();
+      await upstream.close();
+    },
+  };
+}
+
+test('a Redis that is really unreachable is still reported, once the start grace is over', { skip: redisSkipReason() }, async () => {
+  const { gateway, log, close } = await withUnreachableRedis();
   try {
     await new Promise((resolve) => setTimeout(resolve, 2100)); // past the start grace
     const res = await fetch(`${gateway.url}/v1/echo`);
@@ -135,28 +149,12 @@ test('a Redis that is really unreachable is still reported, once the start grace
     assert.equal(res.status, 200, 'the local policy answers');
     assert.match(log.text(), /"level":40[^\n]*Redis does not answer: the failure policies apply/);
   } finally {
-    await gateway.close();
-    await upstream.close();
+    await close();
   }
 });
 
 test('requests answered without Redis are logged as degraded, one line a second, naming the policy', { skip: redisSkipReason() }, async () => {
-  const { freePort } = await import('@animal-store/testkit');
-  const upstream = await startRecordingUpstream();
-  const log = capturedLog();
-  const gateway = await startGateway(
-    {
-      UPSTREAM_URL: upstream.url,
-      OPENAPI_FILE: writeDocument(PROXY_TEST_PATHS),
-      AUTH: 'off',
-      RATE_LIMITS: 'on',
-      RATE_LIMIT_ON_REDIS_FAILURE: 'open',
-      REDIS_URL: `redis://127.0.0.1:${await freePort()}`,
-    },
-    undefined,
-    undefined,
-    { logger: log.logger, waitForRedis: false },
-  );
+  const { gateway, log, close } = await withUnreachableRedis({ RATE_LIMIT_ON_REDIS_FAILURE: 'open' });
   try {
     for (let i = 0; i < 3; i += 1) {
       const res = await fetch(`${gateway.url}/v1/echo`);
@@ -172,7 +170,6 @@ test('requests answered without Redis are logged as degraded, one line a second,
     assert.equal(degraded[0]?.level, 40);
     assert.equal(degraded[0]?.policy, 'open');
   } finally {
-    await gateway.close();
-    await upstream.close();
+    await close();
   }
 });

@@ -158,21 +158,36 @@ export interface components {
             code: string;
         };
         UsageWindow: {
-            /** @description Requests the window admits. */
+            /** @description Units the window admits: a request spends its operation's cost, 1 unless `costs` names it. */
             limit: number;
-            /** @description Requests left in it now. */
+            /** @description Units left in it now. */
             remaining: number;
-            /** @description Unix time (seconds) at which it admits again: when the oldest counted request leaves it. */
+            /** @description Unix time (seconds) at which it admits again: when the oldest counted request leaves it, or, for `month`, when the month ends. */
             resetAt: number;
         };
         /** @description The caller's plan and what is left of it, computed as for a request but charging nothing. */
         Usage: {
-            /** @description The plan of the key: `free`, `pro`, `business`, `enterprise`. */
+            /** @description The plan of the account: the key's (`free`, `pro`, `business`, `enterprise`), or the one the operator gave the account. */
             plan: string;
-            /** @description Each window of the plan by name (`minute`, `day`). */
+            /** @description Each window of the plan by name: `minute`, `day`, and `month` for a monthly quota. */
             windows: {
                 [key: string]: components["schemas"]["UsageWindow"];
             };
+            /** @description The ceiling of each operation that has one, shared by every caller: its windows by name. Absent without ceilings. */
+            operations?: {
+                [key: string]: {
+                    [key: string]: components["schemas"]["UsageWindow"];
+                };
+            };
+            /** @description The units each operation spends on this plan, where it is not 1, by operationId. Absent when every operation costs 1. */
+            costs?: {
+                [key: string]: number;
+            };
+            /**
+             * @description Present when the plan is computed but not enforced for this account: a request it would refuse is admitted.
+             * @constant
+             */
+            shadow?: true;
             /** @description The ban of the key, while it is banned; `null` otherwise. */
             ban: null | {
                 /** @description Unix time (seconds) at which the ban ends. */

@@ -2,6 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { settings } from '@animal-store/http-kit';
 import { z } from 'zod';
 import type { ResolveFile } from './file-paths.js';
+import { isTimeZone } from '../ratelimit/calendar.js';
 import { int } from './env-values.js';
 
 /**
@@ -9,7 +10,7 @@ import { int } from './env-values.js';
  * In a directory of its own so that docker compose can mount it: a file is replaced by a rename
  * when edited, which a single-file mount would never show.
  */
-const DEFAULT_PLANS_FILE = fileURLToPath(new URL('../../plans/plans.json', import.meta.url));
+export const DEFAULT_PLANS_FILE = fileURLToPath(new URL('../../plans/plans.json', import.meta.url));
 
 /** Rate limits: with RATE_LIMITS=on, every field goes to the config's `rateLimits`. */
 export const LIMITS = settings({
@@ -18,6 +19,22 @@ export const LIMITS = settings({
   onRedisFailure: ['RATE_LIMIT_ON_REDIS_FAILURE', z.enum(['open', 'closed', 'local']).default('local')],
   localShare: ['RATE_LIMIT_LOCAL_SHARE', z.coerce.number().gt(0).max(1).default(0.5)],
   denyCacheMs: ['RATE_LIMIT_DENY_CACHE_MS', int(0, 60_000).default(1000)],
+  quotaTimeZone: ['QUOTA_TIME_ZONE', z.string().refine(isTimeZone, 'is not an IANA time zone (Europe/Berlin, UTC)').default('UTC')],
+  shadowPlans: [
+    'SHADOW_PLANS',
+    z
+      .string()
+      .transform(
+        (list) =>
+          new Set(
+            list
+              .split(',')
+              .map((name) => name.trim())
+              .filter((name) => name !== ''),
+          ),
+      )
+      .default(new Set()),
+  ],
 });
 
 /** The limits slice (`rateLimits`): `{ mode: 'off' }`, or the settings with the plans file resolved. */

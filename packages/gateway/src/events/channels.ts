@@ -44,8 +44,11 @@ export interface AuthOutcomeEvent {
 export interface KeyCacheLookupEvent {
   readonly result: 'hit' | 'miss';
 }
-/** The decision as an operator counts them (`fail_open`, `local`: Redis failed, the policy answered). */
-export type LimitDecisionKind = 'allowed' | 'limited' | 'banned' | 'fail_open' | 'local' | 'unavailable';
+/**
+ * The decision as an operator counts them (`fail_open`, `local`: Redis failed, the policy answered;
+ * `shadow_limited`: admitted, where its plan in shadow would have refused).
+ */
+export type LimitDecisionKind = 'allowed' | 'limited' | 'banned' | 'shadow_limited' | 'fail_open' | 'local' | 'unavailable';
 export interface LimitDecisionEvent {
   readonly request: RequestRecord | undefined;
   /** The policy's name: a plan, or `anonymous`. */

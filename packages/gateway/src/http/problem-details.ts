@@ -28,7 +28,7 @@ export interface ProblemDetails {
 export function problemDetails(code: ErrorCode, message?: string, violatedPolicies?: readonly string[]): ProblemDetails {
   const { status } = ERRORS[code];
   const known =
-    code === 'rate_limited'
+    code === 'rate_limited' || code === 'quota_exhausted' || code === 'operation_limited'
       ? PROBLEM_TYPES.quotaExceeded
       : code === 'key_banned'
         ? PROBLEM_TYPES.abnormalUsageDetected
@@ -42,7 +42,7 @@ export function problemDetails(code: ErrorCode, message?: string, violatedPolici
     detail: message ?? ERRORS[code].message,
     code,
   };
-  return code === 'rate_limited' && violatedPolicies !== undefined && violatedPolicies.length > 0
+  return known === PROBLEM_TYPES.quotaExceeded && violatedPolicies !== undefined && violatedPolicies.length > 0
     ? { ...problem, 'violated-policies': violatedPolicies }
     : problem;
 }

@@ -54,9 +54,13 @@ export const SCHEMAS: Record<string, Json> = {
   UsageWindow: {
     type: 'object',
     properties: {
-      limit: { type: 'integer', minimum: 0, description: 'Requests the window admits.' },
-      remaining: { type: 'integer', minimum: 0, description: 'Requests left in it now.' },
-      resetAt: { type: 'integer', minimum: 0, description: 'Unix time (seconds) at which it admits again: when the oldest counted request leaves it.' },
+      limit: { type: 'integer', minimum: 0, description: "Units the window admits: a request spends its operation's cost, 1 unless `costs` names it." },
+      remaining: { type: 'integer', minimum: 0, description: 'Units left in it now.' },
+      resetAt: {
+        type: 'integer',
+        minimum: 0,
+        description: 'Unix time (seconds) at which it admits again: when the oldest counted request leaves it, or, for `month`, when the month ends.',
+      },
     },
     required: ['limit', 'remaining', 'resetAt'],
   },
@@ -64,11 +68,29 @@ export const SCHEMAS: Record<string, Json> = {
     type: 'object',
     description: "The caller's plan and what is left of it, computed as for a request but charging nothing.",
     properties: {
-      plan: { type: 'string', description: 'The plan of the key: `free`, `pro`, `business`, `enterprise`.' },
+      plan: {
+        type: 'string',
+        description: "The plan of the account: the key's (`free`, `pro`, `business`, `enterprise`), or the one the operator gave the account.",
+      },
       windows: {
         type: 'object',
-        description: 'Each window of the plan by name (`minute`, `day`).',
+        description: 'Each window of the plan by name: `minute`, `day`, and `month` for a monthly quota.',
         additionalProperties: { $ref: '#/components/schemas/UsageWindow' },
+      },
+      operations: {
+        type: 'object',
+        description: 'The ceiling of each operation that has one, shared by every caller: its windows by name. Absent without ceilings.',
+        additionalProperties: { type: 'object', additionalProperties: { $ref: '#/components/schemas/UsageWindow' } },
+      },
+      costs: {
+        type: 'object',
+        description: 'The units each operation spends on this plan, where it is not 1, by operationId. Absent when every operation costs 1.',
+        additionalProperties: { type: 'integer', minimum: 1 },
+      },
+      shadow: {
+        type: 'boolean',
+        const: true,
+        description: 'Present when the plan is computed but not enforced for this account: a request it would refuse is admitted.',
       },
       ban: {
         description: 'The ban of the key, while it is banned; `null` otherwise.',
@@ -90,7 +112,7 @@ export const GATEWAY_RESPONSES: Record<string, { readonly name: string; readonly
   '429': {
     name: 'TooManyRequests',
     description:
-      'Rate limit exceeded (`rate_limited`), or the key is temporarily banned (`key_banned`). Retry after `Retry-After` seconds; a banned key that keeps sending stays banned.',
+      'Rate limit exceeded (`rate_limited`), the monthly quota used up (`quota_exhausted`, until the month ends), the operation at its ceiling for all callers (`operation_limited`), or the key temporarily banned (`key_banned`). Retry after `Retry-After` seconds; a banned key that keeps sending stays banned.',
     headers: ['Retry-After'],
   },
   '502': { name: 'BadGateway', description: 'The backend could not be reached or answered invalidly (`bad_gateway`).', headers: [] },

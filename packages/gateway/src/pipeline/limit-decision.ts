@@ -61,6 +61,7 @@ function recordDecision(x: Exchange, kind: LimitDecisionKind, plan: string, star
 
 /** The decision as an operator counts them: what a failure policy answered is named after it. */
 function eventKindOf(decided: RateDecision): LimitDecisionKind {
+  if (decided.shadow === true) return 'shadow_limited';
   if (decided.source === 'local') return 'local';
   if (decided.source === 'open') return 'fail_open';
   // `revoked` never comes here (applyDecision answers it first); the branch keeps the type whole.

@@ -54,13 +54,26 @@ function write(res: ServerResponse, headers: Record<string, string>, answer: Ans
  */
 function writeRefusal(res: ServerResponse, headers: Record<string, string>, decision: RateDecision): ErrorCode {
   const all = { ...headers, ...rateLimitHeaders(decision) };
+  const { code, message } = refusalOf(decision);
+  sendError(res, code, all, message, code === 'key_banned' ? undefined : exhaustedWindows(decision));
+  return code;
+}
+
+/** The code and message of a refusal: which layer refused, and what waiting does. */
+function refusalOf(decision: RateDecision): { code: ErrorCode; message: string | undefined } {
   if (decision.kind === 'banned') {
-    sendError(res, 'key_banned', all, `This API key is banned for ${retryAfterSeconds(decision)} s for sending requests while rate limited.`);
-    return 'key_banned';
+    return { code: 'key_banned', message: `This API key is banned for ${retryAfterSeconds(decision)} s for sending requests while rate limited.` };
   }
-  const message = decision.retryAt === undefined ? 'This request exceeds what the plan can ever admit; retrying will not help.' : undefined;
-  sendError(res, 'rate_limited', all, message, exhaustedWindows(decision));
-  return 'rate_limited';
+  const never = decision.retryAt === undefined ? 'This request exceeds what the plan can ever admit; retrying will not help.' : undefined;
+  const binding = decision.binding;
+  if (binding?.layer !== undefined) {
+    return { code: 'operation_limited', message: never ?? `${binding.layer} is at its ceiling for all callers (${binding.limit} a ${binding.name}).` };
+  }
+  if (binding?.name === 'month') {
+    const renews = decision.retryAt === undefined ? '' : `: it renews at ${new Date(decision.retryAt).toISOString()}`;
+    return { code: 'quota_exhausted', message: never ?? `The account's monthly quota of ${binding.limit} is used up${renews}.` };
+  }
+  return { code: 'rate_limited', message: never };
 }
 
 /** A step threw: the client left (not a gateway bug), or the gateway answers 500 and the log says why. */

@@ -1,7 +1,8 @@
 /**
  * The part of the rate-limit script (`redis-script.ts`) that reads what a call holds as a whole,
  * before any request is decided: the clock (Redis TIME, or the tests' ARGV 1), the deadline (a
- * call started after it returns `{now}` alone, having read and charged nothing), the policies
+ * call started after it returns `{now}` alone, having read and charged nothing), the month now
+ * falls in (`monthStart`, `monthEnd`, and `monthEndOf`), the policies
  * (once a call, however many requests share one), and the deny-list, asked once (SMISMEMBER)
  * for every request of the call that checks its key's revocation. ARGV is as `redis-script.ts`
  * describes it. It expects the script's locals `ARGV`, `KEYS`, `call`, `tonumber`, `floor` and
@@ -23,16 +24,30 @@ local denyList = ARGV[3] == '1'
 local deadline = tonumber(ARGV[5])
 if deadline ~= nil and now > deadline then return { now } end
 
--- Policies, read once a call. A window is {letter, limit, ms, buckets, width}.
+-- The month now falls in, from the starts given (ARGV 6 tells how many); monthEndOf(start) is
+-- when a month that started at one of them ends (a clock that stepped back may count in a later one).
+local starts, a = {}, 7
+for i = 1, tonumber(ARGV[6]) do starts[i] = tonumber(ARGV[6 + i]) a = a + 1 end
+local monthStart, monthEnd = starts[1], starts[2]
+for i = 2, #starts - 1 do
+  if now >= starts[i] then monthStart, monthEnd = starts[i], starts[i + 1] end
+end
+local function monthEndOf(start)
+  for i = 1, #starts - 1 do if starts[i] == start then return starts[i + 1] end end
+  return monthEnd
+end
+
+-- Policies, read once a call. A window is {letter, limit, ms, buckets, width} (a month: buckets 0).
 local policies = {}
-local a = 6
 for i = 1, tonumber(ARGV[4]) do
   local n = tonumber(ARGV[a + 3])
   local wins, longest = {}, 0
   for k = 1, n do
     local b = a + 4 + (k - 1) * 4
     local ms, buckets = tonumber(ARGV[b + 2]), tonumber(ARGV[b + 3])
-    local width = ms / buckets
+    local width = 0
+    -- A month's counter must outlive the month; a sliding window's, a window and a bucket.
+    if buckets == 0 then ms = monthEnd - now else width = ms / buckets end
     wins[k] = { sub(ARGV[b], 1, 1), tonumber(ARGV[b + 1]), ms, buckets, width }
     if ms + width > longest then longest = ms + width end
   end
@@ -48,7 +63,7 @@ if denyList then
   local r = first
   for i = 1, requests do
     if ARGV[r + 2] == '1' then asked[#asked + 1] = ARGV[r + 1] at[#asked] = i end
-    r = r + 6
+    r = r + 9 + 2 * tonumber(ARGV[r + 8])
   end
   if #asked > 0 then
     local found = call('SMISMEMBER', KEYS[1], unpack(asked))

@@ -1,4 +1,4 @@
-import type { RateDecision } from './policy.js';
+import type { RateDecision, WindowReading } from './policy.js';
 
 const seconds = (ms: number) => Math.ceil(ms / 1000);
 
@@ -8,9 +8,16 @@ export function retryAfterSeconds(decision: RateDecision): number | undefined {
   return Math.max(1, seconds(decision.retryAt - decision.now));
 }
 
-/** The windows a refusal found exhausted, by name (problem details' `violated-policies`). */
+/** A window's name in the headers: `minute`, `month`; a layer's as `createPet.minute`. */
+export const itemName = (window: WindowReading): string => (window.layer === undefined ? window.name : `${window.layer}.${window.name}`);
+
+/**
+ * The windows a refusal found exhausted, by their names in the headers (problem details'
+ * `violated-policies`): those with nothing left, and the one that refused (a request costing
+ * more than what is left refuses with some left).
+ */
 export function exhaustedWindows(decision: RateDecision): string[] {
-  return decision.windows.filter((window) => window.remaining === 0).map((window) => window.name);
+  return decision.windows.filter((window) => window.remaining === 0 || window === decision.binding).map(itemName);
 }
 
 /**
@@ -34,10 +41,13 @@ export function rateLimitHeaders(decision: RateDecision): Record<string, string>
     // available quota, t the time within which no more than r may be used).
     const remaining = decision.banned ? 0 : w.remaining;
     const until = decision.banned && refusedUntil !== undefined ? refusedUntil : w.resetAt;
-    return `"${w.name}";r=${remaining};t=${Math.max(0, seconds(until - now))}`;
+    return `"${itemName(w)}";r=${remaining};t=${Math.max(0, seconds(until - now))}`;
   };
+  // A monthly quota says its unit (the draft's `qu`): a request spends its operation's cost of it.
+  const policy = (w: RateDecision['windows'][number]): string =>
+    `"${itemName(w)}";q=${w.limit};w=${seconds(w.windowMs)}${w.name === 'month' ? ';qu="request"' : ''}`;
   const headers: Record<string, string> = {
-    'ratelimit-policy': windows.map((w) => `"${w.name}";q=${w.limit};w=${seconds(w.windowMs)}`).join(', '),
+    'ratelimit-policy': windows.map(policy).join(', '),
     ratelimit: windows.map(item).join(', '),
   };
   if (closest !== undefined) {

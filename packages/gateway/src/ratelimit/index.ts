@@ -7,6 +7,7 @@ export {
   heldDecision,
   isDegraded,
   minuteAndDay,
+  monthWindow,
   type BanPolicy,
   type DecisionKind,
   type DecisionSource,
@@ -15,6 +16,7 @@ export {
   type Policy,
   type RateDecision,
   type WindowPolicy,
+  type WindowReading,
 } from './policy.js';
 export { createRateLimiting, type RateLimiting } from './rate-limiting.js';
 export { createRedisLimiter, type RedisLimiterOptions } from './redis-limiter.js';

@@ -1,11 +1,15 @@
-import { decision, type Limiter, type LimitRequest, type Policy, type RateDecision } from './policy.js';
-import { admit, advance, bucketOf, emptyWindow, resetAt, retryAt, type WindowState } from './sliding-window.js';
+import { createCalendar, type Calendar } from './calendar.js';
+import { decision, type Limiter, type LimitRequest, type Policy, type RateDecision, type WindowReading } from './policy.js';
+import { emptyWindow, type WindowState } from './sliding-window.js';
+import { bring, charge, lengthOf, resetOf, retryOf, type Position } from './window-state.js';
 
 export interface MemoryLimiterOptions {
   /** ms since the epoch; injected so tests control time. */
   readonly now?: () => number;
   /** Limits are this share of the policy's (the `local` fallback runs at a share of the plan). */
   readonly share?: number;
+  /** The months of monthly quotas (`QUOTA_TIME_ZONE`); UTC by default. */
+  readonly calendar?: Calendar;
 }
 
 interface Strikes {
@@ -13,7 +17,19 @@ interface Strikes {
   expiresAt: number;
 }
 
+/** A window of a layer, brought to the decision's moment. */
+interface Counted {
+  readonly window: Policy['windows'][number];
+  readonly state: WindowState;
+  readonly position: Position;
+  /** 0: the key's own layer; then the further layers in order. */
+  readonly layer: number;
+  readonly layerName: string | undefined;
+}
+
 const SWEEP_EVERY = 10_000;
+/** How long a month's counter is kept after its last use: past the longest month, plus a day. */
+const MONTH_KEPT_MS = 32 * 86_400_000;
 
 /**
  * The limiter for one gateway process (no REDIS_URL), and the `local` fallback while Redis is
@@ -32,14 +48,15 @@ export interface MemoryLimiter extends Limiter {
 export function createMemoryLimiter(options: MemoryLimiterOptions = {}): MemoryLimiter {
   const now = options.now ?? Date.now;
   const share = options.share ?? 1;
-  const windows = new Map<string, { state: WindowState; touched: number; windowMs: number }>();
+  const calendar = options.calendar ?? createCalendar();
+  const windows = new Map<string, { state: WindowState; touched: number; keptMs: number }>();
   const bans = new Map<string, number>();
   const strikes = new Map<string, Strikes>();
   let checks = 0;
 
   /** Forgets what nobody touched for longer than its window: memory stays bounded by activity. */
   function sweep(at: number): void {
-    for (const [key, entry] of windows) if (at - entry.touched > entry.windowMs) windows.delete(key);
+    for (const [key, entry] of windows) if (at - entry.touched > entry.keptMs) windows.delete(key);
     for (const [key, until] of bans) if (until <= at) bans.delete(key);
     for (const [key, entry] of strikes) if (entry.expiresAt <= at) strikes.delete(key);
   }
@@ -50,36 +67,44 @@ export function createMemoryLimiter(options: MemoryLimiterOptions = {}): MemoryL
   }
 
   /**
-   * The request's windows at `at`, old buckets dropped. For a peek, copies: dropping the buckets
-   * that left the window is the only change it would make, and it makes none.
+   * A subject's windows brought to `at`. For a peek, copies: dropping what left the window is the
+   * only change it would make, and it makes none.
    */
-  function statesOf(subject: string, policy: Policy, at: number, peek = false) {
+  function countedOf(subject: string, policy: Policy, at: number, peek: boolean, layer: number, layerName?: string): Counted[] {
     return policy.windows.map((window) => {
       const key = `${subject}\u0000${window.name}`;
       let entry = windows.get(key);
       let state: WindowState;
       if (peek) {
-        state =
-          entry === undefined
-            ? emptyWindow()
-            : { counts: new Map(entry.state.counts), total: entry.state.total, first: entry.state.first, last: entry.state.last };
+        state = entry === undefined ? emptyWindow() : { ...entry.state, counts: new Map(entry.state.counts) };
       } else {
-        if (entry === undefined) windows.set(key, (entry = { state: emptyWindow(), touched: at, windowMs: window.windowMs }));
+        const keptMs = window.name === 'month' ? MONTH_KEPT_MS : window.windowMs;
+        if (entry === undefined) windows.set(key, (entry = { state: emptyWindow(), touched: at, keptMs }));
         entry.touched = at;
         state = entry.state;
       }
-      const current = bucketOf(window, state, at);
-      advance(window, state, current);
-      return { window, state, current };
+      return { window, state, position: bring(window, state, at, calendar), layer, layerName };
     });
+  }
+
+  function readingOf(c: Counted, at: number): WindowReading {
+    const reading: { -readonly [F in keyof WindowReading]: WindowReading[F] } = {
+      name: c.window.name,
+      limit: c.window.limit,
+      windowMs: lengthOf(c.window, c.state, c.position),
+      remaining: Math.max(0, c.window.limit - c.state.total),
+      resetAt: resetOf(c.window, c.state, c.position, at),
+    };
+    if (c.layerName !== undefined) reading.layer = c.layerName;
+    return reading;
   }
 
   return {
     seed(request, used) {
       const at = now();
-      for (const { window, state, current } of statesOf(request.subject, scaled(request.policy), at)) {
+      for (const { window, state, position } of countedOf(request.subject, scaled(request.policy), at, false, 0)) {
         const target = Math.min(window.limit, Math.ceil((used.get(window.name) ?? 0) * share));
-        if (target > state.total) admit(state, current, target - state.total);
+        if (target > state.total) charge(state, position, target - state.total);
       }
     },
     async check(request: LimitRequest): Promise<RateDecision> {
@@ -87,43 +112,72 @@ export function createMemoryLimiter(options: MemoryLimiterOptions = {}): MemoryL
       const peek = request.peek === true;
       if (!peek && ++checks % SWEEP_EVERY === 0) sweep(at);
       const policy = scaled(request.policy);
-      const states = statesOf(request.subject, policy, at, peek);
-      const view = (): RateDecision['windows'] =>
-        states.map(({ window, state }) => ({
-          name: window.name,
-          limit: window.limit,
-          windowMs: window.windowMs,
-          remaining: Math.max(0, window.limit - state.total),
-          resetAt: resetAt(window, state, at),
-        }));
+      const cost = request.cost ?? 1;
+      const shadow = request.shadow === true;
+      const counted = countedOf(request.subject, policy, at, peek, 0);
+      if (request.layers !== undefined) {
+        request.layers.forEach((layer, i) => counted.push(...countedOf(layer.subject, scaled(layer.policy), at, peek, i + 1, layer.policy.name)));
+      }
+      const made = (kind: 'allowed' | 'limited' | 'banned', retryAt: number | undefined, binding?: Counted, inShadow = false) => {
+        const windows = counted.map((c) => readingOf(c, at));
+        const bound = binding === undefined ? undefined : windows[counted.indexOf(binding)];
+        return decision(kind, 'process', { policy, windows, retryAt, now: at, binding: bound, shadow: inShadow });
+      };
 
       const bannedUntil = request.keyId === undefined ? undefined : bans.get(request.keyId);
-      if (bannedUntil !== undefined && bannedUntil > at) {
-        return decision('banned', 'process', { policy, windows: view(), retryAt: bannedUntil, now: at });
-      }
+      const banned = bannedUntil !== undefined && bannedUntil > at;
+      if (banned && !shadow) return made('banned', bannedUntil);
 
-      const blocking = states.filter(({ window, state }) => state.total + 1 > window.limit);
-      if (blocking.length === 0) {
-        if (peek) return decision('allowed', 'process', { policy, windows: view(), retryAt: undefined, now: at });
-        for (const { state, current } of states) admit(state, current);
-        return decision('allowed', 'process', { policy, windows: view(), retryAt: undefined, now: at });
-      }
-
-      const retries = blocking.map(({ window, state }) => retryAt(window, state));
-      const retry = retries.some((r) => r === undefined) ? undefined : Math.max(...(retries as number[]));
-      const ban = policy.ban;
-      if (!peek && request.keyId !== undefined && ban !== undefined) {
+      // Per layer kind: the refusing windows' latest retry (`undefined`: never) and which window it
+      // is. The plan counts units (the operation's cost); a ceiling counts requests.
+      const own = refusalOf(counted, cost, true);
+      const others = request.layers === undefined || request.layers.length === 0 ? undefined : refusalOf(counted, 1, false);
+      const ownRefuses = banned || own !== undefined;
+      const enforced = shadow ? others : combined(own, others);
+      if (enforced !== undefined) {
+        if (peek || own === undefined || shadow || request.keyId === undefined || policy.ban === undefined) {
+          return made('limited', enforced.retryAt, enforced.binding);
+        }
+        const ban = policy.ban;
         let entry = strikes.get(request.keyId);
         if (entry === undefined || entry.expiresAt <= at) strikes.set(request.keyId, (entry = { count: 0, expiresAt: at + ban.strikeWindowMs }));
         entry.count += 1;
         if (entry.count >= ban.strikes) {
           strikes.delete(request.keyId);
           bans.set(request.keyId, at + ban.banMs);
-          return decision('banned', 'process', { policy, windows: view(), retryAt: at + ban.banMs, now: at });
+          return made('banned', at + ban.banMs);
         }
+        return made('limited', enforced.retryAt, enforced.binding);
       }
-      return decision('limited', 'process', { policy, windows: view(), retryAt: retry, now: at });
+      const inShadow = shadow && ownRefuses;
+      if (!peek) for (const c of counted) if (!(inShadow && c.layer === 0)) charge(c.state, c.position, c.layer === 0 ? cost : 1);
+      return made('allowed', undefined, inShadow ? own?.binding : undefined, inShadow);
     },
     size: () => windows.size,
   };
+}
+
+interface Refusal {
+  readonly retryAt: number | undefined;
+  readonly binding: Counted;
+}
+
+/**
+ * The refusal of the windows of the key's own layer (`own`) or of the others, each asked for
+ * `cost`: the latest retry (never, if any never frees) and its window; `undefined` when none refuses.
+ */
+function refusalOf(counted: readonly Counted[], cost: number, own: boolean): Refusal | undefined {
+  let found: Refusal | undefined;
+  for (const c of counted) {
+    if ((c.layer === 0) !== own || c.state.total + cost <= c.window.limit) continue;
+    const retryAt = retryOf(c.window, c.state, c.position, cost);
+    if (found === undefined || (found.retryAt !== undefined && (retryAt === undefined || retryAt > found.retryAt))) found = { retryAt, binding: c };
+  }
+  return found;
+}
+
+function combined(a: Refusal | undefined, b: Refusal | undefined): Refusal | undefined {
+  if (a === undefined || b === undefined) return a ?? b;
+  if (a.retryAt === undefined) return a;
+  return b.retryAt === undefined || b.retryAt > a.retryAt ? b : a;
 }

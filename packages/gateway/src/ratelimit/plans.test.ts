@@ -65,3 +65,63 @@ test('anonymous clients: per IPv4 address, per IPv6 /64', () => {
   assert.equal(anonymousSubject('::1'), 'ip:0:0:0:0::/64');
   assert.notEqual(anonymousSubject('2001:db8:1:3::1'), anonymousSubject('2001:db8:1:2::1'));
 });
+
+test('cost: units per operation on a plan, 1 for the rest; above the smallest window, refused', () => {
+  const file = join(temporaryDir('plans-'), 'plans.json');
+  const base = readPlansFile(SHIPPED);
+  const withCost = (cost: Record<string, number>) =>
+    writeFileSync(file, JSON.stringify({ ...base, plans: { ...base.plans, free: { minute: 60, day: 1000, cost } } }));
+  withCost({ createPet: 5 });
+  const plans = createPlans(file);
+  assert.equal(plans.costOf(identity('free'), 'createPet'), 5);
+  assert.equal(plans.costOf(identity('free'), 'listPets'), 1);
+  assert.equal(plans.costOf(identity('pro'), 'createPet'), 1, 'a cost is per plan');
+  assert.equal(plans.costOf(identity('free'), undefined), 1);
+  withCost({ createPet: 61, listPets: 0 });
+  assert.throws(
+    () => readPlansFile(file),
+    (error: Error) =>
+      /plans\.free\.cost\.createPet: costs 61 units, more than the plan's smallest window \(60\)/.test(error.message) && /cost\.listPets/.test(error.message),
+  );
+});
+
+test('plans as data: months, ceilings, accounts on other plans, shadow; what the file names is checked', () => {
+  const file = join(temporaryDir('plans-'), 'plans.json');
+  const base = readPlansFile(SHIPPED);
+  writeFileSync(
+    file,
+    JSON.stringify({
+      ...base,
+      plans: { ...base.plans, free: { minute: 60, day: 1000, month: 20000, cost: { createPet: 5 } }, trial: { minute: 2, day: 50, shadow: true } },
+      operations: { createPet: { minute: 600 } },
+      accounts: { moved: { plan: 'trial' }, quiet: { shadow: true, month: 7 } },
+    }),
+  );
+  const plans = createPlans(file, { operations: new Set(['createPet', 'listPets']), shadowPlans: new Set(['pro']) });
+  const free = plans.forKey(identity('free'), 'createPet');
+  assert.deepEqual(limitsOf(free.policy), { minute: 60, day: 1000, month: 20000 });
+  assert.deepEqual(
+    [free.cost, free.shadow, free.layers.map((layer) => [layer.subject, limitsOf(layer.policy)])],
+    [5, false, [['op:createPet', { minute: 600 }]]],
+  );
+  assert.deepEqual(plans.forKey(identity('free'), 'listPets').layers, [], 'no ceiling on listPets');
+  const moved = plans.forKey(identity('pro', 'moved'), 'listPets');
+  assert.deepEqual([moved.policy.name, limitsOf(moved.policy), moved.shadow], ['trial', { minute: 2, day: 50 }, true]);
+  assert.equal(plans.forKey(identity('pro'), undefined).shadow, true, 'SHADOW_PLANS');
+  const quiet = plans.forKey(identity('free', 'quiet'), undefined);
+  assert.deepEqual([limitsOf(quiet.policy), quiet.shadow], [{ minute: 60, day: 1000, month: 7 }, true]);
+
+  const problems = (context: Parameters<typeof readPlansFile>[1]) => {
+    try {
+      readPlansFile(file, context);
+      return '';
+    } catch (error) {
+      return (error as Error).message;
+    }
+  };
+  assert.match(problems({ operations: new Set(['listPets']) }), /plans\.free\.cost\.createPet: names no operation of the API document \(createPet\)/);
+  assert.match(problems({ operations: new Set(['listPets']) }), /operations\.createPet: names no operation/);
+  assert.match(problems({ noCeilings: 'needs a Redis that is not a Cluster' }), /operations\.createPet: needs a Redis that is not a Cluster/);
+  writeFileSync(file, JSON.stringify({ ...base, accounts: { lost: { plan: 'gold' } } }));
+  assert.match(problems({}), /accounts\.lost\.plan: names no plan of the file \(gold\)/);
+});

@@ -1,36 +1,36 @@
-import { z } from 'zod';
-import { readJsonFile } from '../sources/read-json-file.js';
 import { watchFile } from '../sources/watched-file.js';
 import type { KeyHolder } from './limit-key.js';
-import { minuteAndDay, type BanPolicy, type Policy } from './policy.js';
+import { readPlansFile, type PlansContext, type PlansFile } from './plans-file.js';
+import { BUCKETS_PER_WINDOW, DAY_MS, minuteAndDay, MINUTE_MS, monthWindow, type BanPolicy, type Layer, type Policy, type WindowPolicy } from './policy.js';
 
-/** RFC 9651 integers have at most 15 digits: a larger limit would make `RateLimit-Policy` invalid. */
-export const MAX_LIMIT = 999_999_999_999_999;
-const count = z.int().min(0).max(MAX_LIMIT);
-const Limits = z.strictObject({ minute: count, day: count });
-/** At most a day: an account's counters expire a day after its last request, and its bans with them. */
-const seconds = z.int().min(1).max(86_400);
-const Ban = z.strictObject({ strikes: z.int().min(1), strikeWindowSeconds: seconds, banSeconds: seconds });
-const PlanEntry = Limits.extend({ ban: Ban.optional() });
+export { MAX_LIMIT, PlansFile, readPlansFile, type PlansContext } from './plans-file.js';
 
-/** The plans file (`PLANS_FILE`): limits per plan, per anonymous client, and per account. */
-export const PlansFile = z.strictObject({
-  plans: z.strictObject({ free: PlanEntry, pro: PlanEntry, business: PlanEntry, enterprise: PlanEntry }),
-  /** For requests without a valid key, per client IP (IPv6 per /64): key guessing is limited too. */
-  anonymous: Limits,
-  /** Default ban policy; a plan may carry its own. */
-  ban: Ban.optional(),
-  /** Per-account overrides (custom enterprise contracts): account → limits. */
-  accounts: z.record(z.string().min(1), Limits).default({}),
-});
-export type PlansFile = z.infer<typeof PlansFile>;
-
-/** Reads and validates a plans file; throws with every problem listed. */
-export function readPlansFile(file: string): PlansFile {
-  return readJsonFile(file, PlansFile, 'PLANS_FILE', 'is not valid');
+/** What limits a key's request: its account's policy, the units it spends, its layers, shadow or not. */
+export interface KeyTerms {
+  /** The account's policy, named after its plan: its sliding windows, its month, its bans. */
+  readonly policy: Policy;
+  /** Units the operation spends of every window (the plan's `cost`; 1 when it names none). */
+  readonly cost: number;
+  /** The plan is computed and charged, never enforced (`shadow`, `SHADOW_PLANS`, or the account's switch). */
+  readonly shadow: boolean;
+  /** The operation's ceiling, shared by every caller, when the file has one. */
+  readonly layers: readonly Layer[];
 }
 
-function banOf(entry: { ban?: z.infer<typeof Ban> | undefined }, fallback: z.infer<typeof Ban> | undefined): BanPolicy | undefined {
+export interface PlansOptions extends PlansContext {
+  /** Plans computed and charged but never enforced (`SHADOW_PLANS`), beside the file's `shadow`. */
+  readonly shadowPlans?: ReadonlySet<string>;
+}
+
+const windowsOf = (limits: { readonly minute?: number | undefined; readonly day?: number | undefined; readonly month?: number | undefined }) => {
+  const windows: WindowPolicy[] = [];
+  if (limits.minute !== undefined) windows.push({ name: 'minute', limit: limits.minute, windowMs: MINUTE_MS, buckets: BUCKETS_PER_WINDOW });
+  if (limits.day !== undefined) windows.push({ name: 'day', limit: limits.day, windowMs: DAY_MS, buckets: BUCKETS_PER_WINDOW });
+  if (limits.month !== undefined) windows.push(monthWindow(limits.month));
+  return windows;
+};
+
+function banOf(entry: PlansFile['plans'][string], fallback: PlansFile['ban']): BanPolicy | undefined {
   const ban = entry.ban ?? fallback;
   return ban === undefined ? undefined : { strikes: ban.strikes, strikeWindowMs: ban.strikeWindowSeconds * 1000, banMs: ban.banSeconds * 1000 };
 }
@@ -41,19 +41,67 @@ function banOf(entry: { ban?: z.infer<typeof Ban> | undefined }, fallback: z.inf
  * a plan change applies from the next request. A file that became invalid keeps the last good
  * plans (and is reported once, as a `file reload failed` event); a missing file keeps them too.
  */
-export function createPlans(file: string) {
-  const watched = watchFile(file, readPlansFile, { setting: 'PLANS_FILE' });
+export function createPlans(file: string, options: PlansOptions = {}) {
+  const watched = watchFile(file, (path) => readPlansFile(path, options), { setting: 'PLANS_FILE' });
   const current = () => watched.current();
-  return {
-    /** The policy of a verified key: account override, else enterprise key limits, else the plan. */
-    forIdentity(identity: KeyHolder): Policy {
+  /** The ceiling of `operationId` as a layer (`op:<operationId>`), its windows named after it. */
+  const ceilingOf = (p: PlansFile, operationId: string): Layer[] => {
+    const ceiling = p.operations[operationId];
+    return ceiling === undefined ? [] : [{ subject: `op:${operationId}`, policy: { name: operationId, windows: windowsOf(ceiling), ban: undefined } }];
+  };
+  /**
+   * A key's terms for a request of `operationId`. The account's terms first (its plan, its own
+   * limits), then the limits signed into the key, then its plan's, window by window.
+   */
+  const termsOf = (p: PlansFile, holder: KeyHolder, operationId: string | undefined): KeyTerms => {
+    const account = p.accounts[holder.subject];
+    const name = account?.plan ?? holder.plan;
+    const plan = p.plans[name] ?? (p.plans[holder.plan] as PlansFile['plans'][string]);
+    const signed = holder.limits;
+    const windows = windowsOf({
+      minute: account?.minute ?? signed?.minute ?? plan.minute,
+      day: account?.day ?? signed?.day ?? plan.day,
+      month: account?.month ?? plan.month,
+    });
+    return {
+      policy: { name, windows, ban: banOf(plan, p.ban) },
+      cost: operationId === undefined ? 1 : (plan.cost?.[operationId] ?? 1),
+      shadow: account?.shadow ?? (plan.shadow === true || options.shadowPlans?.has(name) === true),
+      layers: operationId === undefined ? [] : ceilingOf(p, operationId),
+    };
+  };
+  let remembered: { file: PlansFile | undefined; terms: WeakMap<KeyHolder, Map<string, KeyTerms>> } = { file: undefined, terms: new WeakMap() };
+  const terms = {
+    /** A key's terms for a request of `operationId` (see `termsOf`), the same object while nothing changed. */
+    forKey(holder: KeyHolder, operationId: string | undefined): KeyTerms {
       const p = current();
-      const plan = p.plans[identity.plan];
-      const override = p.accounts[identity.subject];
-      const signed = identity.limits;
-      const minute = override?.minute ?? signed?.minute ?? plan.minute;
-      const day = override?.day ?? signed?.day ?? plan.day;
-      return minuteAndDay(identity.plan, minute, day, banOf(plan, p.ban));
+      // Remembered per key and operation until the file changes: a key's every request would
+      // otherwise build the same policies again (and the Redis call encode them again).
+      if (p !== remembered.file) remembered = { file: p, terms: new WeakMap() };
+      let byOperation = remembered.terms.get(holder);
+      if (byOperation === undefined) remembered.terms.set(holder, (byOperation = new Map()));
+      const key = operationId ?? '';
+      let found = byOperation.get(key);
+      if (found === undefined) byOperation.set(key, (found = termsOf(p, holder, operationId)));
+      return found;
+    },
+    /** The key's policy: its account's windows and bans (`forKey`'s). */
+    forIdentity(holder: KeyHolder): Policy {
+      return terms.forKey(holder, undefined).policy;
+    },
+    /** The units a request of `operationId` spends on the key's plan (`forKey`'s). */
+    costOf(holder: KeyHolder, operationId: string | undefined): number {
+      return terms.forKey(holder, operationId).cost;
+    },
+    /** Every operation ceiling, as layers (`GET /v1/usage` reports them). */
+    ceilings(): Layer[] {
+      const p = current();
+      return Object.keys(p.operations).flatMap((operationId) => ceilingOf(p, operationId));
+    },
+    /** The units each operation costs on the key's plan, where it is not 1. */
+    costs(holder: KeyHolder): Readonly<Record<string, number>> {
+      const p = current();
+      return p.plans[p.accounts[holder.subject]?.plan ?? holder.plan]?.cost ?? {};
     },
     /** The policy of a request without a valid key. */
     anonymous(): Policy {
@@ -61,5 +109,6 @@ export function createPlans(file: string) {
       return minuteAndDay('anonymous', minute, day);
     },
   };
+  return terms;
 }
 export type Plans = ReturnType<typeof createPlans>;

@@ -1,11 +1,17 @@
-/** One window of a policy: at most `limit` requests in any sliding interval of `windowMs`. */
+/**
+ * One window of a policy: at most `limit` units in any sliding interval of `windowMs` (`minute`,
+ * `day`), or in a calendar month of the limiter's time zone (`month`: `windowMs` and `buckets` 0).
+ */
 export interface WindowPolicy {
-  readonly name: 'minute' | 'day';
+  readonly name: 'minute' | 'day' | 'month';
   readonly limit: number;
   readonly windowMs: number;
   /** Sub-buckets per window: a bucket is windowMs / buckets wide (1 s of a minute, 24 min of a day). */
   readonly buckets: number;
 }
+
+/** A calendar-month quota of `limit` units. */
+export const monthWindow = (limit: number): WindowPolicy => ({ name: 'month', limit, windowMs: 0, buckets: 0 });
 
 /** Strikes: rejected requests a key may send while limited before it is banned. */
 export interface BanPolicy {
@@ -53,6 +59,8 @@ export type DecisionSource = 'redis' | 'process' | 'local' | 'open';
 /** One window of a decision, after the request: what is left and when the oldest counted request leaves. */
 export interface WindowReading {
   readonly name: string;
+  /** The layer the window belongs to: absent for the key's own (its plan), else the layer's name (an operation). */
+  readonly layer?: string | undefined;
   readonly limit: number;
   readonly windowMs: number;
   readonly remaining: number;
@@ -68,7 +76,15 @@ export interface RateDecision {
   readonly banned: boolean;
   readonly revoked: boolean;
   readonly policy: Policy;
+  /** Every window of every layer: the key's own first, then each further layer's. */
   readonly windows: readonly WindowReading[];
+  /**
+   * The window that refused (of the refusing windows, the one that frees last): it names the
+   * layer and the kind of the refusal. For a request admitted in shadow, the one that would have.
+   */
+  readonly binding?: WindowReading | undefined;
+  /** Admitted only because the key's plan is in shadow: enforced, the plan would have refused it. */
+  readonly shadow?: boolean;
   /** When a refused request could be admitted (ms since the epoch); `undefined` if never. */
   readonly retryAt: number | undefined;
   /** The limiter's clock (Redis TIME, or the process's) at the decision, ms since the epoch. */
@@ -76,14 +92,31 @@ export interface RateDecision {
 }
 
 /** The only maker of decisions, so that `kind` and its yes-or-no readings cannot disagree. */
-export function decision(kind: DecisionKind, source: DecisionSource, fields: Pick<RateDecision, 'policy' | 'windows' | 'retryAt' | 'now'>): RateDecision {
-  return { kind, source, allowed: kind === 'allowed', banned: kind === 'banned', revoked: kind === 'revoked', ...fields };
+export function decision(
+  kind: DecisionKind,
+  source: DecisionSource,
+  fields: Pick<RateDecision, 'policy' | 'windows' | 'retryAt' | 'now' | 'binding' | 'shadow'>,
+): RateDecision {
+  // Every property written out, in one order: no spread, one shape for every decision.
+  const made = {
+    kind,
+    source,
+    allowed: kind === 'allowed',
+    banned: kind === 'banned',
+    revoked: kind === 'revoked',
+    policy: fields.policy,
+    windows: fields.windows,
+    binding: fields.binding,
+    retryAt: fields.retryAt,
+    now: fields.now,
+  };
+  return fields.shadow === true ? { ...made, shadow: true } : made;
 }
 
 /** The same decision, answered by a failure policy while Redis is away (`local` or `open`). */
 export function fromFallback(decided: RateDecision, source: 'local' | 'open'): RateDecision {
   if (source === 'local') return { ...decided, source };
-  return decision('allowed', 'open', { policy: decided.policy, windows: decided.windows, retryAt: undefined, now: decided.now });
+  return decision('allowed', 'open', { policy: decided.policy, windows: decided.windows, retryAt: undefined, now: decided.now, binding: undefined });
 }
 
 /** True when Redis failed and a failure policy or the deny-list's copy answered. */
@@ -109,12 +142,35 @@ export function revokedDecision(policy: Policy, now: number, source: DecisionSou
   return decision('revoked', source, { policy, windows, retryAt: undefined, now });
 }
 
+/** A layer above the key's own: a ceiling shared by every caller of an operation, say. */
+export interface Layer {
+  /** Its counters' subject (`op:createPet`). */
+  readonly subject: string;
+  /** Its windows; its name is the layer's, in headers (`createPet.minute`) and in answers. */
+  readonly policy: Policy;
+}
+
 export interface LimitRequest {
   /** The account (`sub`), or `ip:<address>` for anonymous requests. */
   readonly subject: string;
   /** The API key (`jti`), whose bans these are; anonymous requests have none. */
   readonly keyId: string | undefined;
   readonly policy: Policy;
+  /**
+   * Units the request spends of every window (the plan's `cost` of its operation; 1 unless the
+   * plan names one). A request that does not fit whole is refused, and charges nothing.
+   */
+  readonly cost?: number;
+  /**
+   * The key's plan is computed and charged but never enforced: where it would refuse, the
+   * request is admitted (`shadow` in the decision), its plan not charged, no strike counted.
+   */
+  readonly shadow?: boolean;
+  /**
+   * Further layers, decided with the key's in one atomic step: the request passes only if every
+   * layer admits it, and then every layer is charged; a refusal charges none. They have no bans.
+   */
+  readonly layers?: readonly Layer[];
   /** Refusals answered locally since the last shared decision: they count as strikes too. */
   readonly pendingStrikes?: number;
   /**

@@ -9,12 +9,16 @@ export interface RateLimiting {
    * trip (a revoked key's decision says `revoked`): the authenticator then leaves Redis alone.
    */
   readonly checksRevocation: boolean;
-  forIdentity(identity: KeyHolder): Promise<RateDecision>;
+  /** Charges the request of `operationId` to the key's account, at its plan's cost of that operation. */
+  forIdentity(identity: KeyHolder, operationId?: string): Promise<RateDecision>;
   /**
-   * What `forIdentity` would decide now, charging nothing (`GET /v1/usage`): the same code on the
-   * same state, read only. Checks revocation as `forIdentity` does.
+   * What `forIdentity` would decide now for a request costing 1, charging nothing (`GET
+   * /v1/usage`): the same code on the same state, read only, with every operation's ceiling as a
+   * layer. Checks revocation as `forIdentity` does.
    */
   peekIdentity(identity: KeyHolder): Promise<RateDecision>;
+  /** The key's terms as `GET /v1/usage` tells them: its plan's name, its costs, shadow or not. */
+  termsOf(identity: KeyHolder): { readonly plan: string; readonly costs: Readonly<Record<string, number>>; readonly shadow: boolean };
   /** The usage endpoint's own small limit, per key (`USAGE_POLICY`), so it cannot be used to flood. */
   forUsage(identity: KeyHolder): Promise<RateDecision>;
   forAnonymous(clientIp: string): Promise<RateDecision>;
@@ -40,8 +44,19 @@ export function createRateLimiting(limiter: Limiter, plans: Plans, options: { re
   return {
     ...(warm === undefined ? {} : { warm }),
     checksRevocation: checkRevoked,
-    forIdentity: (identity) => limiter.check({ ...storageOf(accountKey(identity)), policy: plans.forIdentity(identity), checkRevoked }),
-    peekIdentity: (identity) => limiter.check({ ...storageOf(accountKey(identity)), policy: plans.forIdentity(identity), checkRevoked, peek: true }),
+    forIdentity(identity, operationId) {
+      const { policy, cost, shadow, layers } = plans.forKey(identity, operationId);
+      return limiter.check({ ...storageOf(accountKey(identity)), policy, checkRevoked, cost, shadow, layers });
+    },
+    // Every layer: the key's plan and each operation's ceiling, as a request costing 1 would find them.
+    peekIdentity(identity) {
+      const { policy, shadow } = plans.forKey(identity, undefined);
+      return limiter.check({ ...storageOf(accountKey(identity)), policy, checkRevoked, shadow, layers: plans.ceilings(), peek: true });
+    },
+    termsOf(identity) {
+      const { policy, shadow } = plans.forKey(identity, undefined);
+      return { plan: policy.name, costs: plans.costs(identity), shadow };
+    },
     // A subject of its own per key, and no key id: the usage limit neither reads nor makes bans.
     forUsage: (identity) => limiter.check({ ...storageOf(usageKey(identity)), policy: USAGE_POLICY }),
     forAnonymous: (clientIp) => limiter.check({ ...storageOf(anonymousKey(clientIp)), policy: plans.anonymous() }),

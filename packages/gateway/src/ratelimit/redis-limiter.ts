@@ -1,5 +1,7 @@
 import { createBatch, redisKeyNames, type RedisClient } from '../redis/index.js';
-import { decision, revokedDecision, type Limiter, type LimitRequest, type Policy, type RateDecision } from './policy.js';
+import { createCalendar, type Calendar } from './calendar.js';
+import { revokedDecision, type Limiter, type LimitRequest, type RateDecision } from './policy.js';
+import { decisionsOf, scriptCall } from './redis-call.js';
 import { createClockOffset } from './redis-clock.js';
 import { RATE_LIMIT_SCRIPT } from './redis-script.js';
 
@@ -17,6 +19,8 @@ export interface RedisLimiterOptions {
    * gateway has answered its requests without it by then. Absent: no deadline.
    */
   readonly budgetMs?: number;
+  /** The months of monthly quotas (`QUOTA_TIME_ZONE`); UTC by default. */
+  readonly calendar?: Calendar;
 }
 
 /** A script call that Redis started after its deadline: nothing was decided or charged. */
@@ -46,6 +50,7 @@ export function createRedisLimiter(redis: RedisClient, options: RedisLimiterOpti
   const denyShard = redis.shardOf(names.revoked);
   const clock = () => (options.now === undefined ? '' : options.now());
   const offset = createClockOffset();
+  const calendar = options.calendar ?? createCalendar();
   const deadline = () => {
     const known = offset.get();
     return options.budgetMs === undefined || options.now !== undefined || known === undefined ? '' : Math.ceil(Date.now() + known + options.budgetMs);
@@ -53,50 +58,17 @@ export function createRedisLimiter(redis: RedisClient, options: RedisLimiterOpti
 
   /** One script call for `requests`, all of one shard; `withDenyList`: the deny-list is there too. */
   async function decide(requests: readonly LimitRequest[], withDenyList: boolean): Promise<RateDecision[]> {
-    const keys: string[] = withDenyList ? [names.revoked] : [];
-    const keyIndex = new Map<string, number>();
-    // Policies once per call: the requests of a batch share a few (one per plan, say).
-    const policyIndex = new Map<string, number>();
-    const policyArgs: (string | number)[] = [];
-    const requestArgs: (string | number)[] = [];
-    for (const request of requests) {
-      const key = names.limits(request.subject);
-      let index = keyIndex.get(key);
-      if (index === undefined) {
-        keys.push(key);
-        index = keys.length; // Lua counts from 1
-        keyIndex.set(key, index);
-      }
-      const { policy } = request;
-      const fields = policyFields(policy);
-      const signature = fields.join(',');
-      let number = policyIndex.get(signature);
-      if (number === undefined) {
-        number = policyIndex.size + 1;
-        policyIndex.set(signature, number);
-        for (const field of fields) policyArgs.push(field);
-      }
-      requestArgs.push(
-        index,
-        request.keyId ?? '',
-        withDenyList && request.checkRevoked === true ? '1' : '0',
-        number,
-        request.pendingStrikes ?? 0,
-        request.peek === true ? '1' : '0',
-      );
-    }
-    const args = [clock(), requests.length, withDenyList ? '1' : '0', policyIndex.size, deadline(), ...policyArgs, ...requestArgs];
-    const reply = (await run(keys, args)) as number[];
-    const now = reply[0] as number;
-    if (options.now === undefined) offset.observe(now - Date.now());
+    const at = options.now?.() ?? Date.now() + (offset.get() ?? 0);
+    const call = scriptCall(
+      requests,
+      { keyOf: names.limits, denyList: withDenyList ? names.revoked : undefined, clock: clock(), deadline: deadline() },
+      calendar,
+      at,
+    );
+    const reply = (await run(call.keys, call.args)) as number[];
+    if (options.now === undefined) offset.observe((reply[0] as number) - Date.now());
     if (reply.length === 1) throw new LateDecisionError();
-    const decisions: RateDecision[] = [];
-    let at = 1;
-    for (const { policy } of requests) {
-      decisions.push(decisionOf(policy, reply, at, now));
-      at += 2 + policy.windows.length * 2;
-    }
-    return decisions;
+    return decisionsOf(requests, reply, calendar);
   }
 
   async function send(requests: readonly LimitRequest[]): Promise<Outcome[]> {
@@ -149,35 +121,8 @@ export function createRedisLimiter(redis: RedisClient, options: RedisLimiterOpti
     async warm(): Promise<void> {
       // The script with no request: it reads Redis's clock and returns it, deciding nothing, so
       // the first calls' deadlines are on Redis's clock from the start.
-      const reply = (await run([], [clock(), 0, '0', 0, ''])) as number[];
+      const reply = (await run([], [clock(), 0, '0', 0, '', 0])) as number[];
       if (options.now === undefined) offset.observe((reply[0] as number) - Date.now());
     },
   };
-}
-
-/** A policy as the script reads it: ban settings, then each window. */
-function policyFields(policy: Policy): (string | number)[] {
-  const ban = policy.ban;
-  const fields: (string | number)[] = [ban?.strikes ?? 0, ban?.strikeWindowMs ?? 0, ban?.banMs ?? 0, policy.windows.length];
-  for (const window of policy.windows) fields.push(window.name, window.limit, window.windowMs, window.buckets);
-  return fields;
-}
-
-/** A request's decision from the script's reply, its fields starting at `at`. */
-function decisionOf(policy: Policy, reply: readonly number[], at: number, now: number): RateDecision {
-  const outcome = reply[at] as number;
-  if (outcome === 3) return revokedDecision(policy, now, 'redis');
-  const retry = reply[at + 1] as number;
-  return decision(outcome === 1 ? 'allowed' : outcome === 2 ? 'banned' : 'limited', 'redis', {
-    policy,
-    windows: policy.windows.map((window, i) => ({
-      name: window.name,
-      limit: window.limit,
-      windowMs: window.windowMs,
-      remaining: Math.max(0, window.limit - (reply[at + 2 + i * 2] as number)),
-      resetAt: reply[at + 3 + i * 2] as number,
-    })),
-    retryAt: retry === -1 ? undefined : retry === 0 ? undefined : retry,
-    now,
-  });
 }

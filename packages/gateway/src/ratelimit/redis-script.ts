@@ -1,30 +1,39 @@
 import { ACCOUNT_STATE_LUA } from './account-state-lua.js';
 import { CALL_HEADER_LUA } from './call-header-lua.js';
+import { WINDOW_LUA } from './window-lua.js';
 
 /**
  * Rate-limit decisions for a batch of requests, in one round trip: for each request in arrival
- * order, its revocation, bans, every window, the charge and strikes, all or nothing, exactly as if
- * it were alone (a later request of the same account sees the earlier ones' charges). The
- * algorithm is `sliding-window.ts`'s, line for line; a batch of one is the single-request case.
+ * order, its revocation, bans, every window of every layer, the charge and strikes, all or
+ * nothing, exactly as if it were alone (a later request of the same account sees the earlier
+ * ones' charges). The algorithm is `memory-limiter.ts`'s, line for line; a batch of one is the
+ * single-request case.
  *
  * KEYS: the deny-list set first when ARGV 3 is '1' (standalone Redis; on a cluster it lives in
- *   another slot and is asked apart), then the accounts' keys (a hash tag per account, so the
- *   batch runs on Redis Cluster when all its accounts share a slot).
- * An account's key is one string: its whole state (see `account-state-lua.ts`).
+ *   another slot and is asked apart), then the keys of the accounts and layers (a hash tag each,
+ *   so the batch runs on Redis Cluster when all its keys share a slot).
+ * An account's key is one string: its whole state (see `account-state-lua.ts`); so is a layer's.
  * ARGV: 1 now in ms, or '' for Redis TIME (one clock for every gateway instance, read once a call)
  *       2 the number of requests, 3 '1' when KEYS[1] is the deny-list, 4 the number of policies,
  *       5 the deadline (ms, Redis's clock; '' for none): a call started after it returns {now} alone
+ *       6 the number of month starts that follow (0, or 4 when a policy has a month), then those
+ *         starts, in order: the month `now` falls in is picked from them (see `call-header-lua.ts`)
  *       then per policy (4 + 4 × windows fields): strikes before a ban (0: no bans), strike window
- *         ms, ban ms, the number of windows, then per window: name, limit, window ms, buckets
- *       then per request (6 fields): the index in KEYS of its account's key (0: no limit, a
- *         revocation check alone), the key id (`jti`) whose revocation, bans and strikes apply (''
- *         for none), '1' to refuse it when the deny-list holds it, its policy's number (from 1),
- *         strikes collected locally since the last call (refusals answered from the deny cache),
- *         '1' to peek: decide as for any request, then charge nothing, count no strike and keep
- *         nothing, so the account is not written for it (GET /v1/usage)
- * Returns {now, then per request: outcome (1 admitted, 0 refused, 2 banned, 3 revoked; for a peek,
- *          what the request would get), retryAt (-1: never, 0: none), then per window: total after
- *          this request (before it, for a peek), resetAt}.
+ *         ms, ban ms, the number of windows, then per window: letter (m, d, M), limit, window ms,
+ *         buckets (a month: 0 and 0)
+ *       then per request (9 + 2 × layers fields): the index in KEYS of its account's key (0: no
+ *         limit, a revocation check alone), the key id (`jti`) whose revocation, bans and strikes
+ *         apply ('' for none), '1' to refuse it when the deny-list holds it, its policy's number
+ *         (from 1), strikes collected locally since the last call (refusals answered from the deny
+ *         cache), '1' to peek (decide as for any request, then charge nothing, count no strike
+ *         and keep nothing: GET /v1/usage), its cost (the units it spends of every window), '1'
+ *         when its plan is in shadow (computed, never enforced), the number of further layers,
+ *         then per layer the index in KEYS of its key and its policy's number
+ * Returns {now, then per request: outcome (1 admitted, 0 refused, 2 banned, 3 revoked, 4 admitted
+ *          where its plan in shadow would have refused; for a peek, what the request would get),
+ *          retryAt (-1: never, 0: none), the refusing window (its place among the request's
+ *          windows, from 1; 0: none), then per window of every layer: total after this request
+ *          (before it, for a peek), resetAt}.
  * A revoked request is refused before anything is read or charged. The deny-list is asked once a
  * call (SMISMEMBER) for every request that checks revocation.
  */
@@ -36,11 +45,13 @@ local encode, decode = cmsgpack.pack, cmsgpack.unpack
 
 ${CALL_HEADER_LUA}
 ${ACCOUNT_STATE_LUA}
+${WINDOW_LUA}
 local out = { now }
 
--- Appends a refused-without-reading answer (revoked, or no limit to check) for n windows.
+-- Appends an answer without reading (revoked, or no limit to check) for n windows.
 local function padded(outcome, n)
   out[#out + 1] = outcome
+  out[#out + 1] = 0
   out[#out + 1] = 0
   for k = 1, n do
     out[#out + 1] = 0
@@ -48,122 +59,123 @@ local function padded(outcome, n)
   end
 end
 
--- Appends the answer: the outcome, retryAt, and per window its total and reset.
-local function answer(wins, ws, n, outcome, retryAt)
+-- Appends the answer: the outcome, retryAt, the refusing window, and per window its total and reset.
+local function answer(all, outcome, retryAt, binding)
   out[#out + 1] = outcome
   out[#out + 1] = retryAt
-  for k = 1, n do
-    local w = ws[k]
-    out[#out + 1] = w[3]
-    if w[3] == 0 then out[#out + 1] = now else out[#out + 1] = (w[1] + wins[k][4] + 1) * wins[k][5] end
+  out[#out + 1] = binding
+  for k = 1, #all do
+    local e = all[k]
+    out[#out + 1] = e.w[3]
+    out[#out + 1] = resetOf(e.win, e.w)
   end
 end
 
-local ws, current = {}, {}
+-- Of the refusing windows of a kind of layer (the key's own: own = true, at the request's cost;
+-- the ceilings at 1: they count requests), the latest retry (-1 never, which wins) and its window:
+-- {retryAt, index}, or nil when none refuses.
+local function refusal(all, cost, own)
+  local found
+  for k = 1, #all do
+    local e = all[k]
+    if e.own == own and e.w[3] + cost > e.win[2] then
+      local at = retryOf(e.win, e.w, cost)
+      if found == nil or (found[1] ~= -1 and (at == -1 or at > found[1])) then found = { at, k } end
+    end
+  end
+  return found
+end
 
--- One request; r: the offset of its fields in ARGV.
+local function combined(a, b)
+  if a == nil or b == nil then return a or b end
+  if a[1] == -1 then return a end
+  if b[1] == -1 or b[1] > a[1] then return b end
+  return a
+end
+
+-- One request; r: the offset of its fields in ARGV. Returns the offset of the next request's.
 local function decide(r, index)
-  local keyIndex, keyId = tonumber(ARGV[r]), ARGV[r + 1]
-  local policy = policies[tonumber(ARGV[r + 3])]
-  local wins, n = policy.wins, policy.n
+  local keyId, cost, shadow, extra = ARGV[r + 1], tonumber(ARGV[r + 6]), ARGV[r + 7] == '1', tonumber(ARGV[r + 8])
+  local layers = { { tonumber(ARGV[r]), policies[tonumber(ARGV[r + 3])] } }
+  for l = 1, extra do layers[l + 1] = { tonumber(ARGV[r + 7 + 2 * l]), policies[tonumber(ARGV[r + 8 + 2 * l])] } end
+  local n = 0
+  for l = 1, #layers do n = n + layers[l][2].n end
   if revoked[index] then return padded(3, n) end
-  if keyIndex == 0 then return padded(1, n) end
-  local key = KEYS[keyIndex]
-  local state = load(key, policy)
+  if layers[1][1] == 0 then return padded(1, n) end
 
-  for k = 1, n do
-    local win = wins[k]
-    local w = state.w[win[1]]
-    if w == nil then
-      w = { 0, 0, 0, {} }
-      state.w[win[1]] = w
-    end
-    -- A clock that steps back stays in the newest bucket seen.
-    local cur = floor(now / win[5])
-    if w[2] > cur then cur = w[2] end
-    -- Drop buckets that left the window, then empty ones, so the first bucket holds requests.
-    if w[3] > 0 then
-      local lowest, counts = cur - win[4], w[4]
-      while w[1] <= w[2] and (w[1] < lowest or counts[1] == 0) do
-        w[3] = w[3] - counts[1]
-        remove(counts, 1)
-        w[1] = w[1] + 1
+  local all, account = {}, nil
+  for l = 1, #layers do
+    local key, policy = KEYS[layers[l][1]], layers[l][2]
+    local state = load(key, policy)
+    layers[l].key, layers[l].state = key, state
+    if l == 1 then account = state end
+    for k = 1, policy.n do
+      local win = policy.wins[k]
+      local w = state.w[win[1]]
+      if w == nil then
+        w = { 0, 0, 0, {} }
+        state.w[win[1]] = w
       end
+      all[#all + 1] = { win = win, w = w, cur = bring(win, w), own = l == 1 }
     end
-    if w[3] == 0 then
-      w[1] = cur
-      w[4] = {}
-    end
-    ws[k], current[k] = w, cur
   end
 
-  local ban
+  local policy, ban = layers[1][2], nil
+  local banned = false
   if keyId ~= '' then
-    ban = state.bans[keyId]
-    if ban ~= nil and ban[1] > now then return answer(wins, ws, n, 2, ban[1]) end
+    ban = account.bans[keyId]
+    banned = ban ~= nil and ban[1] > now
+    if banned and not shadow then return answer(all, 2, ban[1], 0) end
   end
 
-  local retryAt, blocked = 0, false
-  for k = 1, n do
-    local win, w = wins[k], ws[k]
-    if w[3] + 1 > win[2] then
-      blocked = true
-      local at = -1
-      if win[2] >= 1 then
-        local toFree, counts = w[3] + 1 - win[2], w[4]
-        for j = 1, #counts do
-          toFree = toFree - counts[j]
-          if toFree <= 0 then at = (w[1] + j - 1 + win[4] + 1) * win[5] break end
-        end
-      end
-      if at == -1 or retryAt == -1 then retryAt = -1 elseif at > retryAt then retryAt = at end
+  local own, others = refusal(all, cost, true), refusal(all, 1, false)
+  local enforced = others
+  if not shadow then enforced = combined(own, others) end
+  if enforced ~= nil then
+    if ARGV[r + 5] == '1' or own == nil or shadow or keyId == '' or policy.strikes == 0 then
+      return answer(all, 0, enforced[1], enforced[2])
     end
-  end
-
-  -- A peek stops here: what the request would get, and nothing charged, counted or kept. (The
-  -- buckets dropped above are dropped in this call's copy only, unless a charge keeps it.)
-  if ARGV[r + 5] == '1' then
-    if blocked then return answer(wins, ws, n, 0, retryAt) end
-    return answer(wins, ws, n, 1, 0)
-  end
-
-  if not blocked then
-    for k = 1, n do
-      local w, cur = ws[k], current[k]
-      local counts = w[4]
-      -- Buckets without requests between the last one and this one count 0.
-      for j = #counts + 1, cur - w[1] do counts[j] = 0 end
-      local j = cur - w[1] + 1
-      counts[j] = (counts[j] or 0) + 1
-      w[3] = w[3] + 1
-      w[2] = cur
-    end
-    keep(key, state, policy)
-    return answer(wins, ws, n, 1, 0)
-  end
-
-  if keyId ~= '' and policy.strikes > 0 then
     if ban == nil then
       ban = { 0, 0, 0 }
-      state.bans[keyId] = ban
+      account.bans[keyId] = ban
     end
     if ban[3] <= now then ban[2], ban[3] = 0, now + policy.strikeMs end
     ban[2] = ban[2] + 1 + tonumber(ARGV[r + 4])
+    keep(layers[1].key, account, policy)
     if ban[2] >= policy.strikes then
       ban[1], ban[2], ban[3] = now + policy.banMs, 0, 0
-      keep(key, state, policy)
-      return answer(wins, ws, n, 2, ban[1])
+      return answer(all, 2, ban[1], 0)
     end
-    keep(key, state, policy)
-    return answer(wins, ws, n, 0, retryAt)
+    return answer(all, 0, enforced[1], enforced[2])
   end
-  return answer(wins, ws, n, 0, retryAt)
+
+  -- Admitted. In shadow, where the plan would have refused: its windows are not charged.
+  local inShadow = shadow and (banned or own ~= nil)
+  local outcome, binding = 1, 0
+  if inShadow then
+    outcome = 4
+    if own ~= nil then binding = own[2] end
+  end
+  -- A peek stops here: what the request would get, and nothing charged, counted or kept.
+  if ARGV[r + 5] == '1' then return answer(all, outcome, 0, binding) end
+  for k = 1, #all do
+    local e = all[k]
+    if not e.own then
+      charge(e.win, e.w, e.cur, 1)
+    elseif not inShadow then
+      charge(e.win, e.w, e.cur, cost)
+    end
+  end
+  for l = 1, #layers do
+    if not (inShadow and l == 1) then keep(layers[l].key, layers[l].state, layers[l][2]) end
+  end
+  return answer(all, outcome, 0, binding)
 end
 
 local r = first
 for i = 1, requests do
   decide(r, i)
-  r = r + 6
+  r = r + 9 + 2 * tonumber(ARGV[r + 8])
 end
 saveTouched()
 return out

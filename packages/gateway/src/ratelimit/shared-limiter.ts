@@ -1,4 +1,5 @@
 import { publishRedisDegraded } from '../events/index.js';
+import type { Calendar } from './calendar.js';
 import { createCircuitBreaker } from './circuit-breaker.js';
 import { createMemoryLimiter } from './memory-limiter.js';
 import { fromFallback, heldDecision, revokedDecision, type Limiter, type LimitRequest, type RateDecision } from './policy.js';
@@ -22,6 +23,8 @@ export interface SharedLimiterOptions {
   /** A refused key is answered locally for at most this long (never past its Retry-After). */
   readonly denyCacheMs: number;
   readonly now?: () => number;
+  /** The months of monthly quotas, for the local fallback (the Redis limiter has its own). */
+  readonly calendar?: Calendar;
   /**
    * The deny-list's local copy, for requests that ask their key's revocation in the limit's round
    * trip (`checkRevoked`): it answers when Redis does not, and learns each key Redis finds revoked.
@@ -43,6 +46,8 @@ interface Denial {
   /** On this process's clock. */
   readonly cachedAt: number;
   readonly until: number;
+  /** The units of the request refused. */
+  readonly cost: number;
   strikes: number;
 }
 
@@ -65,26 +70,43 @@ export const OPEN_MS = 500;
 
 export function createSharedLimiter(options: SharedLimiterOptions): Limiter {
   const now = options.now ?? Date.now;
-  const local = createMemoryLimiter({ now, share: options.onFailure === 'local' ? options.localShare : 1 });
+  const local = createMemoryLimiter({
+    now,
+    share: options.onFailure === 'local' ? options.localShare : 1,
+    ...(options.calendar === undefined ? {} : { calendar: options.calendar }),
+  });
   const denials = new Map<string, Denial>();
   const guarded = createCircuitBreaker({ failuresToOpen: FAILURES_TO_OPEN, openMs: OPEN_MS, now });
   const seeding = options.onFailure === 'local';
   const views = new Map<string, View>();
 
-  /** The local fallback first counts its share of what Redis had admitted in windows still open. */
+  /** The local fallback first counts its share of what Redis had admitted in windows still open, for every layer. */
   function seedLocal(request: LimitRequest, at: number): void {
-    const view = views.get(request.subject);
-    if (view === undefined) return;
-    const used = new Map<string, number>();
-    for (const window of view.windows) if (at - view.at < window.windowMs) used.set(window.name, window.limit - window.remaining);
-    local.seed(request, used);
+    for (const layer of [request, ...(request.layers ?? [])]) {
+      const view = views.get(layer.subject);
+      if (view === undefined) continue;
+      const used = new Map<string, number>();
+      for (const window of view.windows) if (window.name === 'month' || at - view.at < window.windowMs) used.set(window.name, window.limit - window.remaining);
+      local.seed({ subject: layer.subject, keyId: undefined, policy: layer.policy }, used);
+    }
+  }
+
+  /** What Redis counted for each layer of the request, by its subject. */
+  function remember(request: LimitRequest, decided: RateDecision, at: number): void {
+    if (views.size >= MAX_VIEWS) views.clear();
+    const layers = request.layers ?? [];
+    // Without layers, every window is the account's: no copy to make on each request.
+    views.set(request.subject, { at, windows: layers.length === 0 ? decided.windows : decided.windows.filter((window) => window.layer === undefined) });
+    for (const layer of layers) views.set(layer.subject, { at, windows: decided.windows.filter((window) => window.layer === layer.policy.name) });
   }
 
   const warm = options.shared.warm?.bind(options.shared);
   return {
     ...(warm === undefined ? {} : { warm }),
     async check(request: LimitRequest): Promise<RateDecision> {
-      const key = `${request.subject}\u0000${request.keyId ?? ''}`;
+      // A refusal is held per key and per set of layers: an operation's ceiling says nothing of another's.
+      let key = `${request.subject}\u0000${request.keyId ?? ''}`;
+      for (const layer of request.layers ?? []) key += `\u0000${layer.subject}`;
       const at = now();
       // A peek is never answered from, nor added to, the cache of refusals: it would count a strike there.
       const denial = request.peek === true ? undefined : denials.get(key);
@@ -93,7 +115,9 @@ export function createSharedLimiter(options: SharedLimiterOptions): Limiter {
         // Redis counted one strike when it refused; this refusal would be the ban-making one: ask Redis.
         const ban = request.policy.ban;
         const banDue = !denial.decision.banned && ban !== undefined && 1 + denial.strikes + 1 >= ban.strikes;
-        if (denial.until > at && !banDue) {
+        // A refusal at one cost says nothing of a cheaper request (a ban refuses any): ask Redis.
+        const covered = denial.decision.banned || (request.cost ?? 1) >= denial.cost;
+        if (denial.until > at && !banDue && covered) {
           denial.strikes += 1;
           return heldDecision(denial.decision, denial.cachedAt, at);
         }
@@ -119,16 +143,13 @@ export function createSharedLimiter(options: SharedLimiterOptions): Limiter {
         if (request.keyId !== undefined) options.revocations?.remember(request.keyId);
         return decision;
       }
-      if (seeding) {
-        if (views.size >= MAX_VIEWS) views.clear();
-        views.set(request.subject, { at, windows: decision.windows });
-      }
+      if (seeding) remember(request, decision, at);
       if (!decision.allowed && decision.retryAt !== undefined && request.peek !== true) {
         // Held at most denyCacheMs, so a raised limit or a lifted ban is seen soon. retryAt is on
         // Redis's clock: only its distance from Redis's now carries over to this process's clock.
         const until = at + Math.min(decision.retryAt - decision.now, options.denyCacheMs);
         if (denials.size > 100_000) denials.clear();
-        denials.set(key, { decision, cachedAt: at, until, strikes: 0 });
+        denials.set(key, { decision, cachedAt: at, until, cost: request.cost ?? 1, strikes: 0 });
       }
       return decision;
     },

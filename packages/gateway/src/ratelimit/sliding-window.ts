@@ -60,12 +60,12 @@ export function resetAt(window: WindowPolicy, state: WindowState, now: number): 
 }
 
 /**
- * When one more request fits (ms): the moment enough of the oldest buckets have left. `undefined`
- * when the limit can never admit a request (a limit of 0).
+ * When `cost` more units fit (ms): the moment enough of the oldest buckets have left. `undefined`
+ * when the limit can never admit them (a limit below the cost: 0, say).
  */
-export function retryAt(window: WindowPolicy, state: WindowState): number | undefined {
-  if (window.limit < 1) return undefined;
-  let toFree = state.total + 1 - window.limit;
+export function retryAt(window: WindowPolicy, state: WindowState, cost = 1): number | undefined {
+  if (window.limit < cost) return undefined;
+  let toFree = state.total + cost - window.limit;
   for (let bucket = state.first; bucket <= state.last; bucket++) {
     toFree -= state.counts.get(bucket) ?? 0;
     if (toFree <= 0) return (bucket + window.buckets + 1) * (window.windowMs / window.buckets);

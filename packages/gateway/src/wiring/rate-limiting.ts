@@ -1,6 +1,7 @@
 import type { GatewayConfig } from '../config/index.js';
 import type { RedisRevocations } from '../auth/index.js';
 import type { RedisClient } from '../redis/index.js';
+import { createCalendar } from '../ratelimit/calendar.js';
 import { createMemoryLimiter } from '../ratelimit/memory-limiter.js';
 import { createPlans } from '../ratelimit/plans.js';
 import { createRateLimiting, type RateLimiting } from '../ratelimit/rate-limiting.js';
@@ -16,6 +17,8 @@ export interface RateLimitingDeps {
         readonly batchWindowMs?: number;
         /** The command budget: a call Redis starts later than this charges nothing. */
         readonly commandTimeoutMs?: number;
+        /** True with REDIS_CLUSTER: operation ceilings cannot be decided atomically there. */
+        readonly cluster?: boolean;
         /** The Redis deny-list: given, the limiter checks revocations in the limit's round trip. */
         readonly revocations?: RedisRevocations | undefined;
       }
@@ -24,20 +27,32 @@ export interface RateLimitingDeps {
   readonly now?: () => number;
   /** For tests: the Redis script's clock too (never set in production). */
   readonly redisNow?: () => number;
+  /** The operationIds of the API document, which a plans file's `cost` and `operations` may name. */
+  readonly operationIds?: ReadonlySet<string>;
 }
 
 /** The rate limiting the configuration describes, or `undefined` with RATE_LIMITS=off. */
 export function createRateLimitingFromConfig(config: GatewayConfig['rateLimits'], deps: RateLimitingDeps): RateLimiting | undefined {
   if (config.mode === 'off') return undefined;
-  const plans = createPlans(config.plansFile);
+  const plans = createPlans(config.plansFile, {
+    ...(deps.operationIds === undefined ? {} : { operations: deps.operationIds }),
+    shadowPlans: config.shadowPlans,
+    // A request and its operation's ceiling are decided in one script call: their keys must share
+    // a slot, which no two keys of different accounts and operations do on a Cluster.
+    ...(deps.redis?.cluster === true
+      ? { noCeilings: 'needs a Redis that is not a Cluster (REDIS_CLUSTER=true): a key and an operation live in different slots' }
+      : {}),
+  });
   const now = deps.now ?? Date.now;
-  if (deps.redis === undefined) return createRateLimiting(createMemoryLimiter({ now }), plans);
+  const calendar = createCalendar(config.quotaTimeZone);
+  if (deps.redis === undefined) return createRateLimiting(createMemoryLimiter({ now, calendar }), plans);
   const { revocations } = deps.redis;
   const shared = createRedisLimiter(deps.redis.client, {
     prefix: deps.redis.prefix,
     batchWindowMs: deps.redis.batchWindowMs ?? 0,
     ...(deps.redis.commandTimeoutMs === undefined ? {} : { budgetMs: deps.redis.commandTimeoutMs }),
     ...(deps.redisNow === undefined ? {} : { now: deps.redisNow }),
+    calendar,
   });
   const limiter = createSharedLimiter({
     shared,
@@ -45,6 +60,7 @@ export function createRateLimitingFromConfig(config: GatewayConfig['rateLimits']
     localShare: config.localShare,
     denyCacheMs: config.denyCacheMs,
     now,
+    calendar,
     revocations,
   });
   return createRateLimiting(limiter, plans, { checksRevocation: revocations !== undefined });

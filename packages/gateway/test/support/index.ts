@@ -3,7 +3,7 @@
 // services) come from `@animal-store/testkit`; what is here knows the gateway.
 export { burst } from './burst.js';
 export { capturedLog } from './captured-log.js';
-export { connectedRedisClient } from './connected-redis-client.js';
+export { connectedRedisClient, privateRedisClient } from './connected-redis-client.js';
 export { keysCli, revokeThenKill } from './keys-cli.js';
 export { startLimitedStack, type LimitedStack } from './limited-stack.js';
 export { writePlansFile, type TestLimits, type TestPlans } from './plans-file.js';

@@ -8,9 +8,14 @@ export interface TestLimits {
   readonly day: number;
 }
 
+/** A plan as a test writes it: its limits, and the units its operations cost (`cost`). */
+export interface TestPlan extends TestLimits {
+  readonly cost?: Readonly<Record<string, number>>;
+}
+
 /** What a test changes in its plans file; anything left out is as in the shipped file. */
 export interface TestPlans {
-  readonly plans?: Readonly<Partial<Record<'free' | 'pro' | 'business' | 'enterprise', TestLimits>>>;
+  readonly plans?: Readonly<Partial<Record<'free' | 'pro' | 'business' | 'enterprise', TestPlan>>>;
   readonly anonymous?: TestLimits;
   /** Left out, the file has no `ban` (the shipped file has one: tests say which they want). */
   readonly ban?: { readonly strikes: number; readonly strikeWindowSeconds: number; readonly banSeconds: number };

@@ -115,7 +115,7 @@ export function createKeyGuard(rateLimiting: RateLimiting | undefined, now: () =
       if (rateLimiting === undefined || identity === undefined) return undefined;
       let verdict;
       try {
-        verdict = await applyLimit(x, () => rateLimiting.forIdentity(identity), identity.plan);
+        verdict = await applyLimit(x, () => rateLimiting.forIdentity(identity, x.operation?.operationId), identity.plan);
       } catch (failure) {
         settleAuth(x, 'authenticated');
         throw failure;

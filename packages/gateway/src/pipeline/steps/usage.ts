@@ -40,6 +40,6 @@ export function createUsageStep(rateLimiting: RateLimiting | undefined, guard: K
     if (peek.revoked) return guard.answerRevoked(x);
     const { 'retry-after': _notARefusal, ...headers } = rateLimitHeaders(peek);
     Object.assign(x.headers, headers);
-    return { kind: 'json', status: 200, body: usageBody(identity, peek), outcome: 'usage' };
+    return { kind: 'json', status: 200, body: usageBody(identity, peek, rateLimiting.termsOf(identity)), outcome: 'usage' };
   }
 }

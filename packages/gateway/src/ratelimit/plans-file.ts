@@ -1,0 +1,99 @@
+import { z } from 'zod';
+import { readJsonFile } from '../sources/read-json-file.js';
+
+/** RFC 9651 integers have at most 15 digits: a larger limit would make `RateLimit-Policy` invalid. */
+export const MAX_LIMIT = 999_999_999_999_999;
+
+const count = z.int().min(0).max(MAX_LIMIT);
+const Limits = z.strictObject({ minute: count, day: count });
+/** At most a day: an account's counters expire a day after its last request, and its bans with them. */
+const seconds = z.int().min(1).max(86_400);
+const Ban = z.strictObject({ strikes: z.int().min(1), strikeWindowSeconds: seconds, banSeconds: seconds });
+/** Units an operation spends of each window, by `operationId` (1 for an operation not named). */
+const Cost = z.record(z.string().min(1), z.int().min(1).max(MAX_LIMIT));
+
+const PlanEntry = z
+  .strictObject({
+    minute: count,
+    day: count,
+    /** A calendar-month quota (`QUOTA_TIME_ZONE`), kept apart from the sliding windows. */
+    month: count.optional(),
+    cost: Cost.optional(),
+    /** Computed and charged, never enforced (see `SHADOW_PLANS`). */
+    shadow: z.boolean().optional(),
+    ban: Ban.optional(),
+  })
+  .superRefine((plan, context) => {
+    // A cost above the smallest window could never pass: the plan would refuse that operation always.
+    const smallest = Math.min(plan.minute, plan.day, plan.month ?? Infinity);
+    for (const [operation, units] of Object.entries(plan.cost ?? {})) {
+      if (units > smallest)
+        context.addIssue({ code: 'custom', path: ['cost', operation], message: `costs ${units} units, more than the plan's smallest window (${smallest})` });
+    }
+  });
+
+/** A ceiling on one operation, shared by every caller: at least one window. */
+const Ceiling = z
+  .strictObject({ minute: count.optional(), day: count.optional(), month: count.optional() })
+  .refine((ceiling) => Object.keys(ceiling).length > 0, 'names no window (minute, day or month)');
+
+/** An account's own terms: another plan, limits of its own, a shadow switch. */
+const Account = z.strictObject({
+  plan: z.string().min(1).optional(),
+  minute: count.optional(),
+  day: count.optional(),
+  month: count.optional(),
+  shadow: z.boolean().optional(),
+});
+
+/** The plans file (`PLANS_FILE`): limits per plan, per operation, per anonymous client, per account. */
+export const PlansFile = z
+  .strictObject({
+    /** The plans API keys name (each required), and any other an account may be given. */
+    plans: z.strictObject({ free: PlanEntry, pro: PlanEntry, business: PlanEntry, enterprise: PlanEntry }).catchall(PlanEntry),
+    /** Ceilings per operation, shared by all callers: a layer above every key's plan. */
+    operations: z.record(z.string().min(1), Ceiling).default({}),
+    /** For requests without a valid key, per client IP (IPv6 per /64): key guessing is limited too. */
+    anonymous: Limits,
+    /** Default ban policy; a plan may carry its own. */
+    ban: Ban.optional(),
+    /** Per-account terms (custom contracts, a trial of a new plan): account → its terms. */
+    accounts: z.record(z.string().min(1), Account).default({}),
+  })
+  .superRefine((file, context) => {
+    for (const [account, terms] of Object.entries(file.accounts)) {
+      if (terms.plan !== undefined && file.plans[terms.plan] === undefined) {
+        context.addIssue({ code: 'custom', path: ['accounts', account, 'plan'], message: `names no plan of the file (${terms.plan})` });
+      }
+    }
+  });
+export type PlansFile = z.infer<typeof PlansFile>;
+
+/** What the file is checked against beyond its shape: the API's operations. */
+export interface PlansContext {
+  /** The operationIds of the API document: `cost` and `operations` may name only these. */
+  readonly operations?: ReadonlySet<string>;
+  /** Why operation ceilings cannot be kept (a Redis Cluster), or undefined when they can. */
+  readonly noCeilings?: string;
+}
+
+/** Reads and validates a plans file; throws with every problem listed. */
+export function readPlansFile(file: string, context: PlansContext = {}): PlansFile {
+  return readJsonFile(file, PlansFile.superRefine(inContext(context)), 'PLANS_FILE', 'is not valid');
+}
+
+function inContext(context: PlansContext) {
+  return (file: PlansFile, issues: z.RefinementCtx) => {
+    const known = context.operations;
+    const unknown = (path: (string | number)[], operation: string) => {
+      if (known !== undefined && !known.has(operation))
+        issues.addIssue({ code: 'custom', path, message: `names no operation of the API document (${operation})` });
+    };
+    for (const [name, plan] of Object.entries(file.plans))
+      for (const operation of Object.keys(plan.cost ?? {})) unknown(['plans', name, 'cost', operation], operation);
+    for (const operation of Object.keys(file.operations)) {
+      unknown(['operations', operation], operation);
+      if (context.noCeilings !== undefined) issues.addIssue({ code: 'custom', path: ['operations', operation], message: context.noCeilings });
+    }
+  };
+}

@@ -1,0 +1,143 @@
+import type { Calendar } from './calendar.js';
+import { decision, revokedDecision, type Layer, type LimitRequest, type Policy, type RateDecision, type WindowReading } from './policy.js';
+
+/** What a script call sends: its keys and its ARGV, as `redis-script.ts` describes them. */
+export interface ScriptCall {
+  readonly keys: string[];
+  readonly args: (string | number)[];
+}
+
+/** The letter a window's counter is kept under in a key's state: m, d, and M for the month. */
+const LETTERS = { minute: 'm', day: 'd', month: 'M' } as const;
+
+/**
+ * The call deciding `requests` (all of one shard). `header`: ARGV 1 to 5 (clock, count, deny-list,
+ * then the deadline; the policies' count is filled here). Month starts are sent when a policy
+ * has a month, picked around `at`, this process's view of Redis's clock.
+ */
+export function scriptCall(
+  requests: readonly LimitRequest[],
+  options: {
+    readonly keyOf: (subject: string) => string;
+    readonly denyList: string | undefined;
+    readonly clock: string | number;
+    readonly deadline: string | number;
+  },
+  calendar: Calendar,
+  at: number,
+): ScriptCall {
+  const keys: string[] = options.denyList === undefined ? [] : [options.denyList];
+  const keyIndex = new Map<string, number>();
+  // Policies once per call: the requests of a batch share a few (one per plan, say).
+  const policyIndex = new Map<string, number>();
+  const policyArgs: (string | number)[] = [];
+  const requestArgs: (string | number)[] = [];
+  let months = false;
+  const keyOf = (subject: string) => {
+    const key = options.keyOf(subject);
+    let index = keyIndex.get(key);
+    if (index === undefined) {
+      keys.push(key);
+      index = keys.length; // Lua counts from 1
+      keyIndex.set(key, index);
+    }
+    return index;
+  };
+  const policyOf = (policy: Policy) => {
+    const { fields, signature } = encoded(policy);
+    let number = policyIndex.get(signature);
+    if (number === undefined) {
+      number = policyIndex.size + 1;
+      policyIndex.set(signature, number);
+      for (const field of fields) policyArgs.push(field);
+      months ||= policy.windows.some((window) => window.name === 'month');
+    }
+    return number;
+  };
+  for (const request of requests) {
+    const layers = request.layers ?? [];
+    requestArgs.push(
+      keyOf(request.subject),
+      request.keyId ?? '',
+      options.denyList !== undefined && request.checkRevoked === true ? '1' : '0',
+      policyOf(request.policy),
+      request.pendingStrikes ?? 0,
+      request.peek === true ? '1' : '0',
+      request.cost ?? 1,
+      request.shadow === true ? '1' : '0',
+      layers.length,
+    );
+    for (const layer of layers) requestArgs.push(keyOf(layer.subject), policyOf(layer.policy));
+  }
+  const starts = months ? calendar.boundaries(at) : [];
+  const args = [options.clock, requests.length, options.denyList === undefined ? '0' : '1', policyIndex.size, options.deadline, starts.length, ...starts];
+  return { keys, args: [...args, ...policyArgs, ...requestArgs] };
+}
+
+/** Policies as the script reads them, by policy: the plans hand out the same object while nothing changed. */
+const ENCODED = new WeakMap<Policy, { readonly fields: readonly (string | number)[]; readonly signature: string }>();
+
+/** A policy as the script reads it: ban settings, then each window; and its text, to find it again in a call. */
+function encoded(policy: Policy): { readonly fields: readonly (string | number)[]; readonly signature: string } {
+  let found = ENCODED.get(policy);
+  if (found !== undefined) return found;
+  const ban = policy.ban;
+  const fields: (string | number)[] = [ban?.strikes ?? 0, ban?.strikeWindowMs ?? 0, ban?.banMs ?? 0, policy.windows.length];
+  for (const window of policy.windows) fields.push(LETTERS[window.name], window.limit, window.windowMs, window.buckets);
+  ENCODED.set(policy, (found = { fields, signature: fields.join(',') }));
+  return found;
+}
+
+const OUTCOMES = { 0: 'limited', 1: 'allowed', 2: 'banned', 4: 'allowed' } as const;
+/** The key's own layer, among a request's layers (the others are `Layer`s). */
+const OWN: unique symbol = Symbol('own');
+const ONLY_OWN = [OWN] as const;
+
+/** Each request's decision from the script's reply (after `now`, its first value). */
+export function decisionsOf(requests: readonly LimitRequest[], reply: readonly number[], calendar: Calendar): RateDecision[] {
+  const now = reply[0] as number;
+  const decisions: RateDecision[] = [];
+  let at = 1;
+  for (const request of requests) {
+    const layers: readonly (typeof OWN | Layer)[] = request.layers === undefined || request.layers.length === 0 ? ONLY_OWN : [OWN, ...request.layers];
+    let count = 0;
+    for (const layer of layers) count += (layer === OWN ? request.policy : layer.policy).windows.length;
+    const outcome = reply[at] as keyof typeof OUTCOMES | 3;
+    if (outcome === 3) {
+      decisions.push(revokedDecision(request.policy, now, 'redis'));
+    } else {
+      const retry = reply[at + 1] as number;
+      const binding = reply[at + 2] as number;
+      const windows: WindowReading[] = [];
+      let k = at + 3;
+      for (const layer of layers) {
+        const name = layer === OWN ? undefined : layer.policy.name;
+        for (const window of (layer === OWN ? request.policy : layer.policy).windows) {
+          const resetAt = reply[k + 1] as number;
+          const reading: { -readonly [F in keyof WindowReading]: WindowReading[F] } = {
+            name: window.name,
+            limit: window.limit,
+            windowMs: window.name === 'month' ? resetAt - calendar.monthOf(resetAt - 1).start : window.windowMs,
+            remaining: Math.max(0, window.limit - (reply[k] as number)),
+            resetAt,
+          };
+          if (name !== undefined) reading.layer = name;
+          windows.push(reading);
+          k += 2;
+        }
+      }
+      decisions.push(
+        decision(OUTCOMES[outcome], 'redis', {
+          policy: request.policy,
+          windows,
+          retryAt: retry === -1 || retry === 0 ? undefined : retry,
+          now,
+          binding: binding === 0 ? undefined : windows[binding - 1],
+          shadow: outcome === 4,
+        }),
+      );
+    }
+    at += 3 + count * 2;
+  }
+  return decisions;
+}
