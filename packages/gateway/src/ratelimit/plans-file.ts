@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { readJsonFile } from '../sources/read-json-file.js';
 
 /** RFC 9651 integers have at most 15 digits: a larger limit would make `RateLimit-Policy` invalid. */
-export const MAX_LIMIT = 999_999_999_999_999;
+const MAX_LIMIT = 999_999_999_999_999;
 
 const count = z.int().min(0).max(MAX_LIMIT);
 const Limits = z.strictObject({ minute: count, day: count });

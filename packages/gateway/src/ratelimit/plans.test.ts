@@ -73,10 +73,10 @@ test('cost: units per operation on a plan, 1 for the rest; above the smallest wi
     writeFileSync(file, JSON.stringify({ ...base, plans: { ...base.plans, free: { minute: 60, day: 1000, cost } } }));
   withCost({ createPet: 5 });
   const plans = createPlans(file);
-  assert.equal(plans.costOf(identity('free'), 'createPet'), 5);
-  assert.equal(plans.costOf(identity('free'), 'listPets'), 1);
-  assert.equal(plans.costOf(identity('pro'), 'createPet'), 1, 'a cost is per plan');
-  assert.equal(plans.costOf(identity('free'), undefined), 1);
+  assert.equal(plans.forKey(identity('free'), 'createPet').cost, 5);
+  assert.equal(plans.forKey(identity('free'), 'listPets').cost, 1);
+  assert.equal(plans.forKey(identity('pro'), 'createPet').cost, 1, 'a cost is per plan');
+  assert.equal(plans.forKey(identity('free'), undefined).cost, 1);
   withCost({ createPet: 61, listPets: 0 });
   assert.throws(
     () => readPlansFile(file),

@@ -3,7 +3,7 @@ import type { KeyHolder } from './limit-key.js';
 import { readPlansFile, type PlansContext, type PlansFile } from './plans-file.js';
 import { BUCKETS_PER_WINDOW, DAY_MS, minuteAndDay, MINUTE_MS, monthWindow, type BanPolicy, type Layer, type Policy, type WindowPolicy } from './policy.js';
 
-export { MAX_LIMIT, PlansFile, readPlansFile, type PlansContext } from './plans-file.js';
+export { PlansFile, readPlansFile } from './plans-file.js';
 
 /** What limits a key's request: its account's policy, the units it spends, its layers, shadow or not. */
 export interface KeyTerms {
@@ -88,10 +88,6 @@ export function createPlans(file: string, options: PlansOptions = {}) {
     /** The key's policy: its account's windows and bans (`forKey`'s). */
     forIdentity(holder: KeyHolder): Policy {
       return terms.forKey(holder, undefined).policy;
-    },
-    /** The units a request of `operationId` spends on the key's plan (`forKey`'s). */
-    costOf(holder: KeyHolder, operationId: string | undefined): number {
-      return terms.forKey(holder, operationId).cost;
     },
     /** Every operation ceiling, as layers (`GET /v1/usage` reports them). */
     ceilings(): Layer[] {
