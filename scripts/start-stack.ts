@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { DEFAULT_PLANS_FILE, initKeyring, issueKey, keyringFiles, PLANS } from '@animal-store/gateway';
-import { exitWithProblems } from '@animal-store/http-kit';
+import { exitWithProblems, nodeSupport } from '@animal-store/http-kit';
 
 const CORE_MAIN = fileURLToPath(import.meta.resolve('@animal-store/core/main'));
 const GATEWAY_MAIN = fileURLToPath(import.meta.resolve('@animal-store/gateway/main'));
@@ -39,6 +39,9 @@ function stackPorts(env: NodeJS.ProcessEnv): { gateway: number; core: number } |
   }
   return problems.length > 0 ? { problems } : { gateway, core };
 }
+
+const node = nodeSupport(process.version);
+if (!node.supported) process.stderr.write(`npm start: warning: ${node.message}\n`);
 
 const ports = stackPorts(process.env);
 if ('problems' in ports) exitWithProblems('npm start', ports.problems);
