@@ -12,9 +12,39 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { DEFAULT_PLANS_FILE, initKeyring, issueKey, keyringFiles, PLANS } from '@animal-store/gateway';
+import { exitWithProblems, nodeSupport } from '@animal-store/http-kit';
 
 const CORE_MAIN = fileURLToPath(import.meta.resolve('@animal-store/core/main'));
 const GATEWAY_MAIN = fileURLToPath(import.meta.resolve('@animal-store/gateway/main'));
+
+/**
+ * PORT and CORE_PORT, checked before anything starts or is printed: each a whole number from 0 to
+ * 65535 (empty means unset, as for the services), and not the same port (0, a free port each,
+ * aside). Problems name the variable, as the services' do.
+ */
+function stackPorts(env: NodeJS.ProcessEnv): { gateway: number; core: number } | { problems: string[] } {
+  const problems: string[] = [];
+  const read = (name: string, fallback: number): number => {
+    const text = env[name] ?? '';
+    if (text === '') return fallback;
+    const value = /^\d{1,5}$/.test(text) ? Number(text) : NaN;
+    if (value <= 65535) return value;
+    problems.push(`${name}: must be a whole number from 0 to 65535 (0 picks a free port), not ${JSON.stringify(text)}`);
+    return NaN;
+  };
+  const gateway = read('PORT', 8080);
+  const core = read('CORE_PORT', 8081);
+  if (gateway === core && gateway !== 0) {
+    problems.push(`PORT and CORE_PORT: both are ${gateway}; the gateway and the core need a port each (or 0 for a free one)`);
+  }
+  return problems.length > 0 ? { problems } : { gateway, core };
+}
+
+const node = nodeSupport(process.version);
+if (!node.supported) process.stderr.write(`npm start: warning: ${node.message}\n`);
+
+const ports = stackPorts(process.env);
+if ('problems' in ports) exitWithProblems('npm start', ports.problems);
 
 const host = process.env.HOST ?? '127.0.0.1';
 const keysDir = mkdtempSync(join(tmpdir(), 'animal-store-keys-'));
@@ -57,8 +87,7 @@ function exportLine(keys: readonly { plan: string; token: string }[]): string {
  * holds is refused here, before anything starts: a probe of /healthz would otherwise take that
  * program's answer for the service's.
  */
-async function portFor(variable: string, requested: string | undefined, fallback: number): Promise<number> {
-  const port = Number(requested ?? fallback);
+async function portFor(variable: string, port: number): Promise<number> {
   const probe = createServer();
   await new Promise<void>((resolve, reject) => {
     probe.once('error', (error: NodeJS.ErrnoException) =>
@@ -119,8 +148,8 @@ process.on('SIGINT', () => stopAll(0));
 process.on('SIGTERM', () => stopAll(0));
 
 try {
-  const corePort = await portFor('CORE_PORT', process.env.CORE_PORT, 8081);
-  const gatewayPort = await portFor('PORT', process.env.PORT, 8080);
+  const corePort = await portFor('CORE_PORT', ports.core);
+  const gatewayPort = await portFor('PORT', ports.gateway);
   const core = await launch('core', CORE_MAIN, corePort, {});
   children.push(core.child);
   const keys = await demoKeys();

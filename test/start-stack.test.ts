@@ -55,6 +55,8 @@ test('npm start runs the core and the gateway, prints both URLs and demo keys, a
   assert.equal(await exited, 0, output);
   assert.match(output, /"msg":"gateway stopped"/);
   assert.match(output, /"msg":"core stopped"/);
+  // Issue 29: on the supported Node that runs the tests, no line about the Node version.
+  assert.doesNotMatch(output, /is not supported/);
 });
 
 /**
@@ -112,5 +114,40 @@ test("npm start with the gateway's port taken says so and how to pick another, b
     assert.doesNotMatch(output, /demo API keys|eyJ/);
   } finally {
     holder.close();
+  }
+});
+
+/** Runs the launcher with `env` until it exits by itself: its exit code and all it printed. */
+async function launcherRun(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', LAUNCHER], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  clearTimeout(timer);
+  return { code, output };
+}
+
+// Issue 29, point 16: bad ports were not named (`options.port should be >= 0 and < 65536`), and
+// equal ports printed the banner and the demo keys before the gateway failed.
+test('npm start with a bad PORT or CORE_PORT, or both the same, names the variable and exits 2 before starting or printing anything', async () => {
+  const holder = createServer();
+  await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+  const port = String((holder.address() as AddressInfo).port);
+  await new Promise((resolve) => holder.close(resolve));
+  const cases = [
+    { env: { PORT: 'abc', CORE_PORT: '0' }, named: /^ {2}- PORT: must be a whole number from 0 to 65535 .*"abc"$/m },
+    { env: { PORT: '0', CORE_PORT: '70000' }, named: /^ {2}- CORE_PORT: must be a whole number from 0 to 65535 .*"70000"$/m },
+    { env: { PORT: '-1', CORE_PORT: '8.5' }, named: /- PORT: .*\n {2}- CORE_PORT: / },
+    { env: { PORT: port, CORE_PORT: port }, named: new RegExp(`^ {2}- PORT and CORE_PORT: both are ${port}; `, 'm') },
+  ];
+  const results = await Promise.all(cases.map(({ env }) => launcherRun(env)));
+  for (const [i, { env, named }] of cases.entries()) {
+    const { code, output } = results[i] as { code: number | null; output: string };
+    assert.equal(code, 2, `${JSON.stringify(env)}:\n${output}`);
+    assert.match(output, /^npm start: invalid configuration$/m);
+    assert.match(output, named, JSON.stringify(env));
+    assert.doesNotMatch(output, /demo API keys|eyJ|gateway {2}http|"msg"/, `${JSON.stringify(env)}: nothing started, nothing printed`);
   }
 });

@@ -1,4 +1,4 @@
-import { bufferedStdout, exitWithProblems, serve } from '@animal-store/http-kit';
+import { bufferedStdout, exitWithProblems, nodeSupport, serve } from '@animal-store/http-kit';
 import { pino } from 'pino';
 import { loadConfigFromEnv } from './config.js';
 import { createCoreServer } from './server.js';
@@ -9,6 +9,8 @@ const result = loadConfigFromEnv();
 if (!result.ok) exitWithProblems('core', result.problems);
 const { config } = result;
 const logger = pino({ name: 'core', level: config.logLevel }, bufferedStdout());
+const node = nodeSupport(process.version);
+if (!node.supported) logger.warn({ nodeVersion: process.version }, node.message);
 const store = createStore(config);
 const server = createCoreServer(config, { store, logger });
 

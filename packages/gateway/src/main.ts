@@ -1,4 +1,4 @@
-import { bufferedStdout, exitWithProblems, serve } from '@animal-store/http-kit';
+import { bufferedStdout, exitWithProblems, nodeSupport, serve } from '@animal-store/http-kit';
 import { pino } from 'pino';
 import { buildGateway, type BuiltGateway } from './build-gateway.js';
 import { loadConfigFromEnv } from './config/index.js';
@@ -8,6 +8,8 @@ const result = loadConfigFromEnv();
 if (!result.ok) exitWithProblems('gateway', result.problems);
 const { config } = result;
 const logger = pino({ name: 'gateway', level: config.logLevel }, bufferedStdout());
+const node = nodeSupport(process.version);
+if (!node.supported) logger.warn({ nodeVersion: process.version }, node.message);
 let gateway: BuiltGateway;
 try {
   gateway = buildGateway(config, { logger });

@@ -112,7 +112,9 @@ for (const limits of ['off', 'on'] as const)
       // Key ids and kids are base64url: one may start with "-", and is still an id, not an option.
       const dashed = await keys(env, 'revoke', '-never-issued');
       assert.equal(dashed.status, 1, dashed.stderr);
-      assert.match(dashed.stderr, /no key with id -never-issued was issued/);
+      // Issue 29: the id is no longer echoed (an argument may be a secret part of a key).
+      assert.match(dashed.stderr, /no key with that id was issued/);
+      assert.equal(dashed.stderr.includes('never-issued'), false);
     });
 
     test('while Redis is down, keys keep working from the local copy and a key seen revoked stays revoked', async () => {

@@ -2,8 +2,8 @@ export { createAuthenticator, type Authenticator, type AuthenticatorOptions, typ
 export { API_KEY_TYP, PLANS, identityOf, type CustomLimits, type Identity, type Plan } from './claims.js';
 export {
   generateSigningKey,
+  isJwtShaped,
   signApiKey,
-  unverifiedKeyIdOf,
   InvalidKeyError,
   KeySourceUnavailableError,
   type ApiKeyToSign,

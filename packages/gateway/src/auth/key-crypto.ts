@@ -100,16 +100,15 @@ export function createKeyVerifier(source: KeySource, options: VerifyOptions): (t
 }
 
 /**
- * The key id (`jti`) a whole API key carries, read without verifying it (the keys CLI takes a key
- * where it takes its id, so an operator need not look the id up); `undefined` when `text` is no
- * JWT with a string `jti`. Never for deciding anything: a forged key says what it likes.
+ * Whether `text` is shaped as a JWT (its parts decode), which says nothing of whether it is valid:
+ * the keys CLI tells "this is no key at all" (a usage error) from "this key does not verify".
  */
-export function unverifiedKeyIdOf(text: string): string | undefined {
+export function isJwtShaped(text: string): boolean {
   try {
-    const { jti } = decodeJwt(text);
-    return typeof jti === 'string' ? jti : undefined;
+    decodeJwt(text);
+    return true;
   } catch {
-    return undefined;
+    return false;
   }
 }
 

@@ -1,10 +1,22 @@
 import { parseArgs } from 'node:util';
-import { PLANS, unverifiedKeyIdOf, type CustomLimits, type Plan } from '../auth/index.js';
+import { isJwtShaped, PLANS, type CustomLimits, type Plan } from '../auth/index.js';
 import { CLI_ENV } from '../config/cli-env.js';
 import { dirname } from 'node:path';
-import { initKeyring, issueKey, keyringFiles, KeyringError, listKeys, parseDuration, retireKey, revokeKey, rotateKey } from '../keyring/index.js';
+import {
+  initKeyring,
+  issueKey,
+  keyringFiles,
+  KeyringError,
+  listKeys,
+  parseDuration,
+  retireKey,
+  revokeKey,
+  rotateKey,
+  verifiedKeyIdOf,
+} from '../keyring/index.js';
 import { createRedisClient, redisKeyNames } from '../redis/index.js';
 import { keyTable } from './key-table.js';
+import { printable } from './printable.js';
 
 const USAGE = `usage: npm run keys -- <command> [options]
 
@@ -13,7 +25,8 @@ const USAGE = `usage: npm run keys -- <command> [options]
                                                sign an API key; prints only the key
   revoke <jti or key>                          deny a key: public/revoked.json, and Redis when
                                                REDIS_URL is set (fails if Redis does not answer);
-                                               given the key itself, takes its id (never printed)
+                                               given the key itself, verifies it against the
+                                               keyring first, then takes its id
   list [--json]                                issued keys: id, account, plan, expiry, revoked,
                                                and whether a gateway still accepts each
   rotate                                       new signing kid; old kids keep verifying
@@ -25,6 +38,11 @@ A gateway reads KEYS_DIR/public/ (JWKS_FILE=.../jwks.json, REVOCATIONS_FILE=.../
 In scripts, use npm's --silent so only the key is captured: KEY=$(npm run --silent keys -- issue ...)`;
 
 class UsageError extends Error {}
+
+// Everything the CLI prints goes through these: what came from an argument, a file or the
+// environment reaches the terminal without its control characters.
+const print = (text: string) => process.stdout.write(printable(text, { lines: true }));
+const say = (text: string) => process.stderr.write(printable(text, { lines: true }));
 
 function positiveInt(name: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
@@ -57,11 +75,12 @@ async function run(argv: string[]): Promise<void> {
     },
   });
   if (values.help === true || positionals[0] === 'help') {
-    process.stdout.write(`${USAGE}\n`);
+    print(`${USAGE}\n`);
     return;
   }
   const [command, argument, ...extra] = positionals;
-  if (extra.length > 0) throw new UsageError(`unexpected arguments: ${extra.join(' ')}`);
+  // Not repeated: a key pasted with a space in it would print its signature.
+  if (extra.length > 0) throw new UsageError(`${extra.length} unexpected argument${extra.length === 1 ? '' : 's'} after "${command}"`);
   const dir = env.KEYS_DIR;
 
   switch (command) {
@@ -72,7 +91,7 @@ async function run(argv: string[]): Promise<void> {
         force: values.force ?? false,
       });
       const files = keyringFiles(dir);
-      process.stderr.write(
+      say(
         `keyring created in ${dir} (signing kid ${kid}); give ${dirname(files.jwks)} to the gateway (JWKS_FILE=${files.jwks}, REVOCATIONS_FILE=${files.revoked})\n`,
       );
       return;
@@ -87,19 +106,22 @@ async function run(argv: string[]): Promise<void> {
       const limits: CustomLimits | undefined = minute === undefined && day === undefined ? undefined : { minute, day };
       if (limits !== undefined && values.plan !== 'enterprise') throw new UsageError('--minute and --day are for the enterprise plan only');
       const { token } = await issueKey(dir, { plan: values.plan as Plan, sub: values.sub, ttlMs, limits });
-      process.stdout.write(`${token}\n`);
+      print(`${token}\n`);
       return;
     }
     case 'revoke': {
       if (argument === undefined) throw new UsageError('revoke needs the key id (jti) or the key; see: npm run keys -- list');
-      // A whole key is turned into its id here, and only the id is written or printed after.
-      const jti = argument.includes('.') ? unverifiedKeyIdOf(argument) : argument;
-      if (jti === undefined) throw new UsageError('revoke: that is neither a key id (jti) nor an API key with one; see: npm run keys -- list');
-      revokeKey(dir, jti);
+      // A whole key is verified as this keyring's before its id is used; a bare id must be one the
+      // register holds. Neither the argument nor an id read from an unverified key is printed.
+      const isKey = argument.includes('.');
+      if (isKey && !isJwtShaped(argument)) throw new UsageError('revoke: that is neither a key id (jti) nor an API key; see: npm run keys -- list');
+      const jti = isKey ? await verifiedKeyIdOf(dir, argument) : argument;
+      const { revokedAt, already } = revokeKey(dir, jti);
       const file = keyringFiles(dir).revoked;
+      const done = already ? `${jti} was already revoked (on ${revokedAt}) in ${file}, kept as it was` : `revoked ${jti} in ${file}`;
       if (env.REDIS_URL === undefined) {
-        process.stderr.write(
-          `revoked ${jti} in ${file}: refused from the next request by every gateway that reads this file (REVOCATIONS_FILE).\nGateways that share revocations only through Redis need REDIS_URL set here too.\n`,
+        say(
+          `${done}: refused from the next request by every gateway that reads this file (REVOCATIONS_FILE).\nGateways that share revocations only through Redis need REDIS_URL set here too.\n`,
         );
         return;
       }
@@ -113,31 +135,31 @@ async function run(argv: string[]): Promise<void> {
         await redis.publish(names.revokedChannel, jti);
       } catch (error) {
         throw new KeyringError(
-          `revoked ${jti} in ${file}, but NOT in Redis (${(error as Error).message}): gateways that read only Redis still accept it; run this again once Redis answers`,
+          `${done}, but NOT in Redis (${(error as Error).message}): gateways that read only Redis still accept it; run this again once Redis answers`,
         );
       } finally {
         await redis.close();
       }
-      process.stderr.write(`revoked ${jti} in ${file} and in Redis: refused from the next request by every gateway\n`);
+      say(`${done} and in Redis: refused from the next request by every gateway\n`);
       return;
     }
     case 'list': {
       const keys = listKeys(dir);
       if (values.json) {
-        process.stdout.write(`${JSON.stringify(keys, null, 2)}\n`);
+        print(`${JSON.stringify(keys, null, 2)}\n`);
         return;
       }
-      process.stdout.write(keyTable(keys));
+      print(keyTable(keys));
       return;
     }
     case 'rotate': {
-      process.stderr.write(`new signing kid ${await rotateKey(dir)}; older kids keep verifying until retired\n`);
+      say(`new signing kid ${await rotateKey(dir)}; older kids keep verifying until retired\n`);
       return;
     }
     case 'retire': {
       if (argument === undefined) throw new UsageError('retire needs a kid (see public/jwks.json)');
       retireKey(dir, argument);
-      process.stderr.write(`retired ${argument}\n`);
+      say(`retired ${argument}\n`);
       return;
     }
     default:
@@ -168,6 +190,6 @@ process.stdout.on('error', (error: NodeJS.ErrnoException) => {
 
 run(process.argv.slice(2)).catch((error: unknown) => {
   const usage = error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
-  process.stderr.write(`keys: ${(error as Error).message}\n${usage ? `\n${USAGE}\n` : ''}`);
+  say(`keys: ${(error as Error).message}\n${usage ? `\n${USAGE}\n` : ''}`);
   process.exit(usage ? 2 : 1);
 });

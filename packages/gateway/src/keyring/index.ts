@@ -7,6 +7,7 @@ export {
   retireKey,
   revokeKey,
   rotateKey,
+  verifiedKeyIdOf,
   type IssuedKey,
   type IssueRequest,
   type KeyStopped,

@@ -1,8 +1,23 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { keyringPaths, readJson, upgradeLayout, writeJson } from './keyring-files.js';
-import { generateSigningKey, signApiKey, type CustomLimits, type JSONWebKeySet, type JWK, type Plan, type RevocationFile } from '../auth/index.js';
+import { z } from 'zod';
+import { KeyringError, keyringPaths, readJson, upgradeLayout, writeJson } from './keyring-files.js';
+import {
+  createFixedKeyVerifier,
+  generateSigningKey,
+  identityOf,
+  InvalidKeyError,
+  PLANS,
+  signApiKey,
+  type CustomLimits,
+  type JSONWebKeySet,
+  type JWK,
+  type Plan,
+  type RevocationFile,
+} from '../auth/index.js';
+
+export { KeyringError };
 
 /**
  * A keyring is a directory the operator keeps (and backs up) next to the gateway:
@@ -31,18 +46,36 @@ interface State {
   readonly issued: IssuedKey[];
 }
 
-export class KeyringError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'KeyringError';
-  }
-}
+// What each file must hold. Loose: fields a later version adds survive a rewrite by this one.
+const StateFile = z.looseObject({
+  issuer: z.string(),
+  audience: z.string(),
+  signingKid: z.string(),
+  issued: z.array(
+    z.looseObject({
+      jti: z.string(),
+      sub: z.string(),
+      plan: z.enum(PLANS),
+      kid: z.string(),
+      issuedAt: z.string(),
+      expiresAt: z.string().optional(),
+      limits: z.looseObject({ minute: z.number().optional(), day: z.number().optional() }).optional(),
+    }),
+  ),
+});
+const RevokedFile = z.looseObject({ revoked: z.record(z.string(), z.string()) });
+const JwksFile = z.looseObject({ keys: z.array(z.looseObject({ kid: z.string().optional() })) });
+const PrivateKeyFile = z.looseObject({ kty: z.string(), kid: z.string().optional() });
 
 function readState(dir: string): State {
   if (!existsSync(keyringPaths(dir).state)) throw new KeyringError(`no keyring in ${dir} (run: npm run keys -- init)`);
   upgradeLayout(dir);
-  return readJson<State>(keyringPaths(dir).state);
+  return readJson(keyringPaths(dir).state, StateFile, "a keyring's state (issuer, audience, signingKid, issued)") as State;
 }
+
+const readJwks = (file: string) => readJson(file, JwksFile, 'a JWKS ({"keys": [...]})') as JSONWebKeySet;
+const readRevoked = (file: string): RevocationFile =>
+  existsSync(file) ? readJson(file, RevokedFile, 'a deny-list ({"revoked": {"<jti>": "<date>"}})') : { revoked: {} };
 
 async function addSigningKey(dir: string): Promise<string> {
   const p = keyringPaths(dir);
@@ -52,7 +85,7 @@ async function addSigningKey(dir: string): Promise<string> {
   mkdirSync(p.publicDir, { recursive: true, mode: 0o755 });
   writeJson(p.privateKey(kid), privateJwk, 0o600);
   chmodSync(p.privateKey(kid), 0o600);
-  const jwks: JSONWebKeySet = existsSync(p.jwks) ? readJson(p.jwks) : { keys: [] };
+  const jwks: JSONWebKeySet = existsSync(p.jwks) ? readJwks(p.jwks) : { keys: [] };
   writeJson(p.jwks, { keys: [...jwks.keys, publicJwk] });
   return kid;
 }
@@ -86,7 +119,7 @@ export async function issueKey(dir: string, request: IssueRequest): Promise<{ to
   const now = request.now ?? Date.now();
   const jti = randomBytes(12).toString('base64url');
   const expiresAt = request.ttlMs === undefined ? undefined : now + request.ttlMs;
-  const privateJwk = readJson<JWK>(keyringPaths(dir).privateKey(state.signingKid));
+  const privateJwk = readJson(keyringPaths(dir).privateKey(state.signingKid), PrivateKeyFile, 'a private JWK') as JWK;
   const token = await signApiKey(privateJwk, {
     issuer: state.issuer,
     audience: state.audience,
@@ -110,12 +143,52 @@ export async function issueKey(dir: string, request: IssueRequest): Promise<{ to
   return { token, record };
 }
 
-/** Adds `jti` to the deny-list file. Refuses ids this keyring never issued. */
-export function revokeKey(dir: string, jti: string, now = Date.now()): void {
-  if (!readState(dir).issued.some((key) => key.jti === jti)) throw new KeyringError(`no key with id ${jti} was issued from this keyring`);
+/**
+ * Adds `jti` to the deny-list file, dated `now`. Refuses ids this keyring never issued, without
+ * repeating the id (it is what was typed, maybe a secret part of a key). A key revoked before
+ * keeps its first date: `already` says so, and the file is left as it was.
+ */
+export function revokeKey(dir: string, jti: string, now = Date.now()): { revokedAt: string; already: boolean } {
+  if (!readState(dir).issued.some((key) => key.jti === jti)) {
+    throw new KeyringError('no key with that id was issued from this keyring (see: npm run keys -- list); nothing was revoked');
+  }
   const file = keyringPaths(dir).revoked;
-  const current = existsSync(file) ? readJson<RevocationFile>(file) : { revoked: {} };
-  writeJson(file, { revoked: { ...current.revoked, [jti]: new Date(now).toISOString() } });
+  const current = readRevoked(file);
+  const before = Object.hasOwn(current.revoked, jti) ? current.revoked[jti] : undefined;
+  if (before !== undefined) return { revokedAt: before, already: true };
+  const revokedAt = new Date(now).toISOString();
+  writeJson(file, { ...current, revoked: { ...current.revoked, [jti]: revokedAt } });
+  return { revokedAt, already: false };
+}
+
+/** The one algorithm a keyring signs with (generateSigningKey's): a key under any other is not its own. */
+const KEYRING_ALGORITHMS = ['EdDSA'];
+
+/**
+ * The id (`jti`) of `token` once it is verified as a key of this keyring: signed by one of its
+ * public keys (public/jwks.json), for its issuer and audience, `typ` apikey+jwt, unexpired; the
+ * gateway's own verification. A token signed elsewhere, `alg: none` or for another audience says
+ * whatever id it likes: a KeyringError, which names neither the token nor the id it carries.
+ */
+export async function verifiedKeyIdOf(dir: string, token: string, now = Date.now()): Promise<string> {
+  const state = readState(dir);
+  const jwksFile = keyringPaths(dir).jwks;
+  const verifier = createFixedKeyVerifier(
+    { kind: 'jwks', jwks: readJwks(jwksFile) },
+    { issuer: state.issuer, audience: state.audience, algorithms: KEYRING_ALGORITHMS, clockToleranceSeconds: 0, now: () => now },
+  );
+  let payload: unknown;
+  try {
+    payload = await verifier.verify(token);
+  } catch (error) {
+    if (!(error instanceof InvalidKeyError)) throw error;
+    throw new KeyringError(
+      `that is not a valid key of this keyring (${jwksFile}, issuer ${state.issuer}, audience ${state.audience}): ${error.reason}. Nothing was revoked; an expired key or one of a retired kid is refused by gateways already, and can still be revoked by its id (see: npm run keys -- list)`,
+    );
+  }
+  const keyId = identityOf(payload)?.keyId;
+  if (keyId === undefined) throw new KeyringError('that key verifies but does not carry the claims of an API key (sub, jti, plan); nothing was revoked');
+  return keyId;
 }
 
 /** Why an issued key no longer verifies, or `undefined` while it does. */
@@ -128,10 +201,10 @@ export type KeyStopped = 'revoked' | 'expired' | 'retired';
 export function listKeys(dir: string, now = Date.now()): (IssuedKey & { revokedAt: string | undefined; stopped: KeyStopped | undefined })[] {
   const state = readState(dir);
   const p = keyringPaths(dir);
-  const revoked = existsSync(p.revoked) ? readJson<RevocationFile>(p.revoked).revoked : {};
-  const kids = new Set(readJson<JSONWebKeySet>(p.jwks).keys.map((key) => key.kid));
+  const revoked = readRevoked(p.revoked).revoked;
+  const kids = new Set(readJwks(p.jwks).keys.map((key) => key.kid));
   return state.issued.map((key) => {
-    const revokedAt = revoked[key.jti];
+    const revokedAt = Object.hasOwn(revoked, key.jti) ? revoked[key.jti] : undefined;
     const stopped: KeyStopped | undefined =
       revokedAt !== undefined
         ? 'revoked'
@@ -157,8 +230,8 @@ export function retireKey(dir: string, kid: string): void {
   const state = readState(dir);
   if (kid === state.signingKid) throw new KeyringError(`${kid} is the current signing key; rotate first`);
   const p = keyringPaths(dir);
-  const jwks = readJson<JSONWebKeySet>(p.jwks);
-  if (!jwks.keys.some((key) => key.kid === kid)) throw new KeyringError(`no key ${kid} in ${p.jwks}`);
+  const jwks = readJwks(p.jwks);
+  if (!jwks.keys.some((key) => key.kid === kid)) throw new KeyringError(`no key with that kid in ${p.jwks}`);
   writeJson(p.jwks, { keys: jwks.keys.filter((key) => key.kid !== kid) });
   rmSync(p.privateKey(kid), { force: true });
 }

@@ -12,4 +12,4 @@ export { BIG_BODY_BYTES, startRecordingUpstream, type RecordedRequest, type Reco
 export { seededRandom } from './seeded-random.js';
 export { startGateway, waitUntilReady, type RunningGateway } from './start-gateway.js';
 export { PROXY_TEST_PATHS, writeDocument } from './test-document.js';
-export { claimsFor, createTestKeyring, hmacWithPublicKey, unsignedToken, type TestKeyring } from './test-keyring.js';
+export { claimsFor, CONTROL_CHARACTER, createTestKeyring, echoBaits, forgedKeys, hmacWithPublicKey, unsignedToken, type TestKeyring } from './test-keyring.js';

@@ -50,3 +50,38 @@ export function claimsFor(overrides: Record<string, unknown> = {}): Record<strin
   const now = Math.floor(Date.now() / 1000);
   return { iss: 'animal-store', aud: 'animal-store-production', sub: 'acme', jti: 'forged', plan: 'pro', iat: now, ...overrides };
 }
+
+/**
+ * Tokens that carry `claims` (another account's `jti`, say) but are no key of `keyring`: signed by
+ * another keyring, `alg: none`, HS256 with its public key, and signed by its own key for another
+ * issuer or audience. `keys revoke` must refuse each (issue 29).
+ */
+export async function forgedKeys(keyring: TestKeyring, claims: Record<string, unknown>): Promise<Record<string, string>> {
+  const elsewhere = await createTestKeyring();
+  return {
+    'signed by another keyring': await elsewhere.sign({}, claims),
+    'alg none': unsignedToken(claims),
+    'HS256 with the public key': hmacWithPublicKey(keyring.publicJwk(), claims),
+    'another issuer': await keyring.sign({}, { ...claims, iss: 'someone-else' }),
+    'another audience': await keyring.sign({}, { ...claims, aud: 'animal-store-staging' }),
+  };
+}
+
+/**
+ * What `keys revoke` was given to make it echo a secret or obey an escape: a key split at its last
+ * dot (the signature alone, the rest alone, both as two words), and an id holding terminal escapes.
+ * `secret` is what must never be printed.
+ */
+export function echoBaits(token: string): { args: string[]; secret: string }[] {
+  const cut = token.lastIndexOf('.');
+  const [rest, signature] = [token.slice(0, cut), token.slice(cut + 1)];
+  return [
+    { args: [signature], secret: signature },
+    { args: [rest], secret: rest },
+    { args: [rest, signature], secret: signature },
+    { args: ['\u001b]0;owned\u0007\u001b[2J\u009b31mid\r\n'], secret: 'owned' },
+  ];
+}
+
+/** Control characters (C0, DEL, C1) and bidi overrides: none may reach the operator's terminal. */
+export const CONTROL_CHARACTER = /[\p{Cc}\u202a-\u202e\u2066-\u2069](?<!\n)/u;
