@@ -40,6 +40,19 @@ export interface ListOptions {
   readonly status?: PetStatus;
   /** Page size: 1 to 100 (the service's default is 20). */
   readonly limit?: number;
+  /**
+   * Where the page starts: the `nextCursor` of the page before (`listPetsPage`), with the same
+   * `status` and `limit`. Absent, the first page. Opaque; one the service did not issue is a
+   * `400 invalid_cursor`.
+   */
+  readonly cursor?: string;
+}
+
+/** One page of pets and where the next one starts. */
+export interface PetPage {
+  readonly pets: Pet[];
+  /** The `cursor` of the next page (from `Link: <…>; rel="next"`); `undefined` on the last page. */
+  readonly nextCursor: string | undefined;
 }
 
 export interface CreateOptions extends CallOptions {
@@ -50,7 +63,9 @@ export interface CreateOptions extends CallOptions {
 export interface AnimalStoreClient {
   /** One page of pets (`listPets`). */
   listPets(query?: ListOptions, options?: CallOptions): Promise<Pet[]>;
-  /** Every pet, page after page, following `Link: <…>; rel="next"`. */
+  /** One page of pets (`listPets`) and the cursor of the next, to fetch the pages one at a time. */
+  listPetsPage(query?: ListOptions, options?: CallOptions): Promise<PetPage>;
+  /** Every pet, page after page (from `cursor` when given), following `Link: <…>; rel="next"`. */
   allPets(query?: ListOptions, options?: CallOptions): AsyncIterable<Pet>;
   /** Adds a pet (`createPet`); its retries carry the same `Idempotency-Key`, so it is created once. */
   createPet(pet: NewPet, options?: CreateOptions): Promise<Pet>;
@@ -99,7 +114,16 @@ export function createClient(options: ClientOptions): AnimalStoreClient {
     const url = new URL(`${base}/pets`);
     if (query.limit !== undefined) url.searchParams.set('limit', String(query.limit));
     if (query.status !== undefined) url.searchParams.set('status', query.status);
+    if (query.cursor !== undefined) url.searchParams.set('cursor', query.cursor);
     return url;
+  };
+
+  /** One page at `url`, and the address of the next from its `Link: <…>; rel="next"`. */
+  const fetchPage = async (url: URL, signal: AbortSignal | undefined): Promise<{ pets: Pet[]; next: URL | undefined }> => {
+    const response = await send({ operation: 'listPets', method: 'GET', url, signal });
+    const pets = (await response.json()) as Pet[];
+    const next = parseLinks(response.headers.get('link'), url.href).find((link) => link.rels.includes('next'));
+    return { pets, next: next === undefined ? undefined : new URL(next.href) };
   };
 
   return {
@@ -109,6 +133,15 @@ export function createClient(options: ClientOptions): AnimalStoreClient {
     async listPets(query, callOptions) {
       const response = await send({ operation: 'listPets', method: 'GET', url: listUrl(query), signal: callOptions?.signal });
       return (await response.json()) as Pet[];
+    },
+    async listPetsPage(query, callOptions) {
+      const { pets, next } = await fetchPage(listUrl(query), callOptions?.signal);
+      if (next === undefined) return { pets, nextCursor: undefined };
+      const nextCursor = next.searchParams.get('cursor');
+      // A next page this client could not ask for by cursor must not pass for the last one.
+      if (nextCursor === null || nextCursor === '')
+        throw new ApiError({ status: 0, code: 'unexpected_response', message: 'The next page link carries no cursor; follow it with allPets.' });
+      return { pets, nextCursor };
     },
     async *allPets(query, callOptions) {
       let url: URL | undefined = listUrl(query);
@@ -120,11 +153,9 @@ export function createClient(options: ClientOptions): AnimalStoreClient {
             code: 'unexpected_response',
             message: `The next page is on another origin (${url.origin}); not following it with the API key.`,
           });
-        const response = await send({ operation: 'listPets', method: 'GET', url, signal: callOptions?.signal });
-        const page = (await response.json()) as Pet[];
-        const next: { href: string } | undefined = parseLinks(response.headers.get('link'), url.href).find((link) => link.rels.includes('next'));
-        url = next === undefined ? undefined : new URL(next.href);
-        yield* page;
+        const page: { pets: Pet[]; next: URL | undefined } = await fetchPage(url, callOptions?.signal);
+        url = page.next;
+        yield* page.pets;
       }
     },
     async createPet(pet, callOptions) {

@@ -1,4 +1,12 @@
-export { createClient, type AnimalStoreClient, type CallOptions, type ClientOptions, type CreateOptions, type ListOptions } from './create-client.js';
+export {
+  createClient,
+  type AnimalStoreClient,
+  type CallOptions,
+  type ClientOptions,
+  type CreateOptions,
+  type ListOptions,
+  type PetPage,
+} from './create-client.js';
 export { ApiError, KNOWN_ERROR_CODES, type ErrorCode, type KnownErrorCode } from './api-error.js';
 export type { DeprecationNotice, RateLimitState } from './response-headers.js';
 export type { RetryNotice } from './transport.js';

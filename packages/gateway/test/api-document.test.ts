@@ -1,11 +1,29 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import { request } from 'node:http';
+import { createRequire } from 'node:module';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { createTestKeyring, type RecordingUpstream, type RunningGateway, startGateway, startRecordingUpstream } from './support/index.js';
 import { buildEffectiveDocument } from '../src/openapi/index.js';
 
 const CORE_DOCUMENT = fileURLToPath(new URL('../../core/openapi.json', import.meta.url));
+const BUNDLE = createRequire(import.meta.url).resolve('redoc/bundles/redoc.standalone.js');
+
+/** A GET as sent, its answer's bytes as received (fetch would decode them). */
+function rawGet(url: string, headers: Record<string, string>): Promise<{ status: number; headers: Record<string, unknown>; body: Buffer }> {
+  return new Promise((resolve, reject) => {
+    request(url, { headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
+      res.on('error', reject);
+    })
+      .on('error', reject)
+      .end();
+  });
+}
 
 describe('the API document and the reference page, served by the gateway without a key', () => {
   let upstream: RecordingUpstream;
@@ -59,5 +77,36 @@ describe('the API document and the reference page, served by the gateway without
     const notes = await fetch(`${gateway.url}/docs/deprecations`);
     assert.equal(notes.status, 200, 'the page links the deprecation notes, which are there');
     assert.match(await notes.text(), /getPet/);
+  });
+
+  test('the renderer travels compressed to a client that accepts br or gzip: 1.1 MB as about 270 kB', async () => {
+    const raw = readFileSync(BUNDLE);
+    for (const [acceptEncoding, coding, decode] of [
+      ['gzip, deflate, br, zstd', 'br', brotliDecompressSync],
+      ['gzip, br;q=0', 'gzip', gunzipSync],
+    ] as const) {
+      const answer = await rawGet(`${gateway.url}/docs/redoc.standalone.js`, { 'accept-encoding': acceptEncoding });
+      assert.equal(answer.status, 200);
+      assert.equal(answer.headers['content-encoding'], coding);
+      assert.equal(answer.headers.vary, 'Accept-Encoding');
+      assert.equal(answer.headers['content-length'], String(answer.body.length));
+      assert.ok(answer.body.length < raw.length / 3, `${coding}: ${answer.body.length} bytes`);
+      assert.ok(decode(answer.body).equals(raw));
+    }
+    const plain = await rawGet(`${gateway.url}/docs/redoc.standalone.js`, {});
+    assert.deepEqual([plain.headers['content-encoding'], plain.body.length], [undefined, raw.length]);
+  });
+
+  test('another method on /docs, its renderer or the document is a 405 with Allow and the Error body, never the backend', async () => {
+    for (const path of ['/docs', '/docs/redoc.standalone.js', '/v1/openapi.json']) {
+      for (const method of ['POST', 'PUT', 'DELETE']) {
+        const res = await fetch(`${gateway.url}${path}`, { method, headers: { 'x-request-id': 'docs-405' } });
+        assert.equal(res.status, 405, `${method} ${path}`);
+        assert.equal(res.headers.get('allow'), 'GET, HEAD');
+        assert.equal(res.headers.get('x-request-id'), 'docs-405');
+        assert.deepEqual(await res.json(), { code: 'method_not_allowed', message: `${method} is not allowed here; allowed: GET, HEAD.`, status: 405 });
+      }
+    }
+    assert.equal(upstream.requests.length, 0);
   });
 });

@@ -41,6 +41,15 @@ describe('the API reference page of the gateway, in headless Chromium', { skip }
     assert.match(dom, /<a id="deprecation-notes" href="\/docs\/deprecations">/);
   });
 
+  test("shows the schemas' own examples in its samples: no made-up map keys, type names or range minimums", async () => {
+    const dom = await renderedDom(`${base}/docs`);
+    // The samples panel of getUsage (its 200) and of listPets (its Pet page), as Redoc renders them.
+    const text = dom.replace(/<[^>]+>/g, '').replace(/&quot;/g, '"');
+    assert.match(text, /"plan":\s*"pro"/);
+    assert.match(text, /"name":\s*"Rex"/);
+    assert.doesNotMatch(text, /property1|"plan":\s*"string"|"status":\s*100\b/);
+  });
+
   test('writes a screenshot of the page (its sidebar shows getPet struck through as deprecated)', async (t) => {
     const file = await screenshot(`${base}/docs`, 'api-reference.png');
     t.diagnostic(`screenshot: ${file}`);

@@ -94,10 +94,18 @@ export interface components {
     schemas: {
         /**
          * @description The animal's availability.
+         * @example available
          * @enum {string}
          */
         PetStatus: "available" | "pending" | "sold";
-        /** @description The request shape for creating an animal. */
+        /**
+         * @description The request shape for creating an animal.
+         * @example {
+         *       "name": "Rex",
+         *       "categoryId": 1,
+         *       "status": "available"
+         *     }
+         */
         NewPet: {
             /**
              * @description The animal's name.
@@ -111,7 +119,15 @@ export interface components {
             categoryId: number;
             status?: components["schemas"]["PetStatus"];
         };
-        /** @description An animal: a NewPet plus its id. */
+        /**
+         * @description An animal: a NewPet plus its id.
+         * @example {
+         *       "id": 42,
+         *       "name": "Rex",
+         *       "categoryId": 1,
+         *       "status": "available"
+         *     }
+         */
         Pet: {
             /**
              * Format: int64
@@ -130,9 +146,32 @@ export interface components {
             categoryId: number;
             status?: components["schemas"]["PetStatus"];
         };
-        /** @description A page of animals. */
+        /**
+         * @description A page of animals.
+         * @example [
+         *       {
+         *         "id": 42,
+         *         "name": "Rex",
+         *         "categoryId": 1,
+         *         "status": "available"
+         *       },
+         *       {
+         *         "id": 43,
+         *         "name": "Tom",
+         *         "categoryId": 2,
+         *         "status": "pending"
+         *       }
+         *     ]
+         */
         Pets: components["schemas"]["Pet"][];
-        /** @description The body of every error response. */
+        /**
+         * @description The body of every error response.
+         * @example {
+         *       "code": "pet_not_found",
+         *       "message": "No pet with this id.",
+         *       "status": 404
+         *     }
+         */
         Error: {
             /** @description Machine-readable error code (snake_case). */
             code: string;
@@ -141,7 +180,19 @@ export interface components {
             /** @description The HTTP status code. */
             status: number;
         };
-        /** @description RFC 9457 problem details: what the gateway answers its own errors with when the request has `Accept: application/problem+json`. */
+        /**
+         * @description RFC 9457 problem details: what the gateway answers its own errors with when the request has `Accept: application/problem+json`.
+         * @example {
+         *       "type": "https://iana.org/assignments/http-problem-types#quota-exceeded",
+         *       "title": "Request cannot be satisfied as assigned quota has been exceeded",
+         *       "status": 429,
+         *       "detail": "Rate limit exceeded: retry after the time in Retry-After.",
+         *       "code": "rate_limited",
+         *       "violated-policies": [
+         *         "minute"
+         *       ]
+         *     }
+         */
         Problem: {
             /**
              * Format: uri-reference
@@ -156,7 +207,16 @@ export interface components {
             detail: string;
             /** @description The same stable code as in the Error body. */
             code: string;
+            /** @description On `quota-exceeded`: the windows that refused, as `RateLimit-Policy` names them. */
+            "violated-policies"?: string[];
         };
+        /**
+         * @example {
+         *       "limit": 300,
+         *       "remaining": 287,
+         *       "resetAt": 1767225660
+         *     }
+         */
         UsageWindow: {
             /** @description Units the window admits: a request spends its operation's cost, 1 unless `costs` names it. */
             limit: number;
@@ -165,21 +225,85 @@ export interface components {
             /** @description Unix time (seconds) at which it admits again: when the oldest counted request leaves it, or, for `month`, when the month ends. */
             resetAt: number;
         };
-        /** @description The caller's plan and what is left of it, computed as for a request but charging nothing. */
+        /**
+         * @description The caller's plan and what is left of it, computed as for a request but charging nothing.
+         * @example {
+         *       "plan": "pro",
+         *       "windows": {
+         *         "minute": {
+         *           "limit": 300,
+         *           "remaining": 287,
+         *           "resetAt": 1767225660
+         *         },
+         *         "day": {
+         *           "limit": 10000,
+         *           "remaining": 9412,
+         *           "resetAt": 1767304800
+         *         }
+         *       },
+         *       "operations": {
+         *         "createPet": {
+         *           "minute": {
+         *             "limit": 1000,
+         *             "remaining": 968,
+         *             "resetAt": 1767225660
+         *           }
+         *         }
+         *       },
+         *       "costs": {
+         *         "createPet": 5
+         *       },
+         *       "ban": null,
+         *       "keyExpiresAt": 1798761600
+         *     }
+         */
         Usage: {
-            /** @description The plan of the account: the key's (`free`, `pro`, `business`, `enterprise`), or the one the operator gave the account. */
+            /**
+             * @description The plan of the account: the key's (`free`, `pro`, `business`, `enterprise`), or the one the operator gave the account.
+             * @example pro
+             */
             plan: string;
-            /** @description Each window of the plan by name: `minute`, `day`, and `month` for a monthly quota. */
+            /**
+             * @description Each window of the plan by name: `minute`, `day`, and `month` for a monthly quota.
+             * @example {
+             *       "minute": {
+             *         "limit": 300,
+             *         "remaining": 287,
+             *         "resetAt": 1767225660
+             *       },
+             *       "day": {
+             *         "limit": 10000,
+             *         "remaining": 9412,
+             *         "resetAt": 1767304800
+             *       }
+             *     }
+             */
             windows: {
                 [key: string]: components["schemas"]["UsageWindow"];
             };
-            /** @description The ceiling of each operation that has one, shared by every caller: its windows by name. Absent without ceilings. */
+            /**
+             * @description The ceiling of each operation that has one, shared by every caller: its windows by name. Absent without ceilings.
+             * @example {
+             *       "createPet": {
+             *         "minute": {
+             *           "limit": 1000,
+             *           "remaining": 968,
+             *           "resetAt": 1767225660
+             *         }
+             *       }
+             *     }
+             */
             operations?: {
                 [key: string]: {
                     [key: string]: components["schemas"]["UsageWindow"];
                 };
             };
-            /** @description The units each operation spends on this plan, where it is not 1, by operationId. Absent when every operation costs 1. */
+            /**
+             * @description The units each operation spends on this plan, where it is not 1, by operationId. Absent when every operation costs 1.
+             * @example {
+             *       "createPet": 5
+             *     }
+             */
             costs?: {
                 [key: string]: number;
             };
@@ -209,6 +333,13 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "code": "invalid_query",
+                 *       "message": "The query string is not valid.",
+                 *       "status": 400
+                 *     }
+                 */
                 "application/json": components["schemas"]["Error"];
             };
         };
@@ -224,7 +355,23 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "code": "unauthorized",
+                 *       "message": "A valid API key is required: Authorization: Bearer <API key>.",
+                 *       "status": 401
+                 *     }
+                 */
                 "application/json": components["schemas"]["Error"];
+                /**
+                 * @example {
+                 *       "type": "about:blank",
+                 *       "title": "Unauthorized",
+                 *       "status": 401,
+                 *       "detail": "A valid API key is required: Authorization: Bearer <API key>.",
+                 *       "code": "unauthorized"
+                 *     }
+                 */
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
@@ -239,6 +386,13 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "code": "pet_not_found",
+                 *       "message": "No pet with this id.",
+                 *       "status": 404
+                 *     }
+                 */
                 "application/json": components["schemas"]["Error"];
             };
         };
@@ -254,7 +408,23 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "code": "rate_limited",
+                 *       "message": "Rate limit exceeded: retry after the time in Retry-After.",
+                 *       "status": 429
+                 *     }
+                 */
                 "application/json": components["schemas"]["Error"];
+                /**
+                 * @example {
+                 *       "type": "https://iana.org/assignments/http-problem-types#quota-exceeded",
+                 *       "title": "Request cannot be satisfied as assigned quota has been exceeded",
+                 *       "status": 429,
+                 *       "detail": "Rate limit exceeded: retry after the time in Retry-After.",
+                 *       "code": "rate_limited"
+                 *     }
+                 */
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
@@ -270,6 +440,13 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "code": "method_not_allowed",
+                 *       "message": "This method is not allowed on this path.",
+                 *       "status": 405
+                 *     }
+                 */
                 "application/json": components["schemas"]["Error"];
             };
         };
@@ -284,7 +461,23 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "code": "payload_too_large",
+                 *       "message": "The request body is larger than the limit.",
+                 *       "status": 413
+                 *     }
+                 */
                 "application/json": components["schemas"]["Error"];
+                /**
+                 * @example {
+                 *       "type": "about:blank",
+                 *       "title": "Payload Too Large",
+                 *       "status": 413,
+                 *       "detail": "The request body is larger than the limit.",
+                 *       "code": "payload_too_large"
+                 *     }
+                 */
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
@@ -299,6 +492,13 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "code": "headers_too_large",
+                 *       "message": "The request headers are too large.",
+                 *       "status": 431
+                 *     }
+                 */
                 "application/json": components["schemas"]["Error"];
             };
         };
@@ -313,7 +513,23 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "code": "bad_gateway",
+                 *       "message": "The upstream service could not be reached or answered invalidly.",
+                 *       "status": 502
+                 *     }
+                 */
                 "application/json": components["schemas"]["Error"];
+                /**
+                 * @example {
+                 *       "type": "about:blank",
+                 *       "title": "Bad Gateway",
+                 *       "status": 502,
+                 *       "detail": "The upstream service could not be reached or answered invalidly.",
+                 *       "code": "bad_gateway"
+                 *     }
+                 */
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
@@ -329,7 +545,23 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "code": "store_unavailable",
+                 *       "message": "The pet store is unavailable; retry later.",
+                 *       "status": 503
+                 *     }
+                 */
                 "application/json": components["schemas"]["Error"];
+                /**
+                 * @example {
+                 *       "type": "https://iana.org/assignments/http-problem-types#temporary-reduced-capacity",
+                 *       "title": "Request cannot be satisfied due to temporary server capacity constraints",
+                 *       "status": 503,
+                 *       "detail": "Rate limits cannot be checked right now; retry shortly.",
+                 *       "code": "rate_limit_unavailable"
+                 *     }
+                 */
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
@@ -344,7 +576,23 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "code": "upstream_timeout",
+                 *       "message": "The upstream service did not answer in time.",
+                 *       "status": 504
+                 *     }
+                 */
                 "application/json": components["schemas"]["Error"];
+                /**
+                 * @example {
+                 *       "type": "about:blank",
+                 *       "title": "Gateway Timeout",
+                 *       "status": 504,
+                 *       "detail": "The upstream service did not answer in time.",
+                 *       "code": "upstream_timeout"
+                 *     }
+                 */
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
@@ -481,6 +729,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "unsupported_media_type",
+                     *       "message": "The request body must be application/json.",
+                     *       "status": 415
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -495,6 +750,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "idempotency_key_reused",
+                     *       "message": "This Idempotency-Key was already used with a different request body.",
+                     *       "status": 422
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -548,6 +810,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "invalid_query",
+                     *       "message": "The query string is not valid.",
+                     *       "status": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -566,7 +835,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "unauthorized",
+                     *       "message": "A valid API key is required: Authorization: Bearer <API key>.",
+                     *       "status": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "A valid API key is required: Authorization: Bearer <API key>.",
+                     *       "code": "unauthorized"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
@@ -584,6 +869,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "pet_not_found",
+                     *       "message": "No pet with this id.",
+                     *       "status": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -601,7 +893,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "payload_too_large",
+                     *       "message": "The request body is larger than the limit.",
+                     *       "status": 413
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Payload Too Large",
+                     *       "status": 413,
+                     *       "detail": "The request body is larger than the limit.",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
@@ -620,7 +928,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limited",
+                     *       "message": "Rate limit exceeded: retry after the time in Retry-After.",
+                     *       "status": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
+                    /**
+                     * @example {
+                     *       "type": "https://iana.org/assignments/http-problem-types#quota-exceeded",
+                     *       "title": "Request cannot be satisfied as assigned quota has been exceeded",
+                     *       "status": 429,
+                     *       "detail": "Rate limit exceeded: retry after the time in Retry-After.",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
@@ -638,6 +962,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "headers_too_large",
+                     *       "message": "The request headers are too large.",
+                     *       "status": 431
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -655,7 +986,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "bad_gateway",
+                     *       "message": "The upstream service could not be reached or answered invalidly.",
+                     *       "status": 502
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Bad Gateway",
+                     *       "status": 502,
+                     *       "detail": "The upstream service could not be reached or answered invalidly.",
+                     *       "code": "bad_gateway"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
@@ -674,7 +1021,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "store_unavailable",
+                     *       "message": "The pet store is unavailable; retry later.",
+                     *       "status": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
+                    /**
+                     * @example {
+                     *       "type": "https://iana.org/assignments/http-problem-types#temporary-reduced-capacity",
+                     *       "title": "Request cannot be satisfied due to temporary server capacity constraints",
+                     *       "status": 503,
+                     *       "detail": "Rate limits cannot be checked right now; retry shortly.",
+                     *       "code": "rate_limit_unavailable"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
@@ -692,7 +1055,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "upstream_timeout",
+                     *       "message": "The upstream service did not answer in time.",
+                     *       "status": 504
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Gateway Timeout",
+                     *       "status": 504,
+                     *       "detail": "The upstream service did not answer in time.",
+                     *       "code": "upstream_timeout"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
@@ -722,6 +1101,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "not_implemented",
+                     *       "message": "This operation is not available in this version.",
+                     *       "status": 501
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };

@@ -4,6 +4,7 @@ import {
   componentResponses,
   componentSchemas,
   DEPRECATION_HEADERS,
+  errorResponse,
   ref,
   response,
   SHARED_STATUS,
@@ -41,8 +42,8 @@ function paths(): Json {
         responses: {
           '201': response('Animal added.', 'Pet', ['Location', 'Idempotent-Replayed']),
           ...errorsOf('BadRequest', 'Unauthorized'),
-          '415': response('The body is not application/json.', 'Error'),
-          '422': response('The Idempotency-Key was used before with another body.', 'Error'),
+          '415': errorResponse('The body is not application/json.', 'unsupported_media_type'),
+          '422': errorResponse('The Idempotency-Key was used before with another body.', 'idempotency_key_reused'),
           ...errorsOf('TooManyRequests'),
           ...inFront(),
         },
@@ -74,7 +75,7 @@ function paths(): Json {
         description:
           'The interface refers to this endpoint but does not define it. It is routed, authenticated and rate limited like every operation, and answers 501 `not_implemented` until a version defines it.',
         responses: {
-          '501': response('Not available in this version.', 'Error'),
+          '501': errorResponse('Not available in this version.', 'not_implemented'),
           ...errorsOf('Unauthorized', 'TooManyRequests'),
           ...inFront(),
         },

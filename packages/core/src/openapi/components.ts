@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX } from '../schemas/list-pets-query.js';
+import { ERRORS, type ErrorCode } from '../errors.js';
 import { ErrorSchema, NewPet, Pet, Pets, PetStatus } from '../schemas/pet.js';
 
 /** The components of the interface's OpenAPI document, shared by its operations. */
@@ -27,32 +28,55 @@ function headers(names: readonly string[]): Json {
   return Object.fromEntries(names.map((name) => [name, ref('headers', name)]));
 }
 
-export function response(description: string, schema: string, extraHeaders: readonly string[] = []): Json {
+export function response(description: string, schema: string, extraHeaders: readonly string[] = [], example?: unknown): Json {
   return {
     description,
     headers: headers([...RATE_LIMIT_HEADERS, ...extraHeaders]),
-    content: { 'application/json': { schema: ref('schemas', schema) } },
+    content: { 'application/json': { schema: ref('schemas', schema), ...(example === undefined ? {} : { example }) } },
   };
 }
+
+/** An error response whose example is the Error body of `code`: the core's, or one the gateway in front of it answers with. */
+export function errorResponse(description: string, code: ErrorCode | keyof typeof IN_FRONT, extraHeaders: readonly string[] = []): Json {
+  const { status, message } = code in ERRORS ? ERRORS[code as ErrorCode] : IN_FRONT[code as keyof typeof IN_FRONT];
+  return response(description, 'Error', extraHeaders, { code, message, status });
+}
+
+/** Errors the gateway answers with before or instead of the core (its own table is the gateway's errors.ts). */
+const IN_FRONT = {
+  unauthorized: { status: 401, message: 'A valid API key is required: Authorization: Bearer <API key>.' },
+  rate_limited: { status: 429, message: 'Rate limit exceeded: retry after the time in Retry-After.' },
+  bad_gateway: { status: 502, message: 'The upstream service could not be reached or answered invalidly.' },
+  upstream_timeout: { status: 504, message: 'The upstream service did not answer in time.' },
+} as const;
 
 /** Error responses shared by the operations; each names its rate-limit headers. */
 export function componentResponses(): Json {
   return {
-    BadRequest: response('The request is not valid (query, path or body).', 'Error'),
-    Unauthorized: response('The API key is missing or invalid.', 'Error', ['WWW-Authenticate']),
-    NotFound: response('The requested resource could not be found.', 'Error'),
-    TooManyRequests: response('Rate limit exceeded, or the key is temporarily banned. Retry after `Retry-After` seconds.', 'Error', ['Retry-After']),
-    // Answered by the gateway (or the HTTP layer) before or instead of the operation.
-    MethodNotAllowed: response('The path exists but not with this method; `Allow` lists its methods. Any method a path does not list answers this.', 'Error', [
-      'Allow',
-    ]),
-    PayloadTooLarge: response('The request body is larger than the limit (any method, a GET with a body too); the connection is closed.', 'Error'),
-    HeadersTooLarge: response('The request headers are larger than the limit; the connection is closed.', 'Error'),
-    BadGateway: response('The pets service could not be reached or answered invalidly.', 'Error'),
-    ServiceUnavailable: response('API keys, rate limits or the store cannot be checked right now. Retry after `Retry-After` seconds.', 'Error', [
+    BadRequest: errorResponse('The request is not valid (query, path or body).', 'invalid_query'),
+    Unauthorized: errorResponse('The API key is missing or invalid.', 'unauthorized', ['WWW-Authenticate']),
+    NotFound: errorResponse('The requested resource could not be found.', 'pet_not_found'),
+    TooManyRequests: errorResponse('Rate limit exceeded, or the key is temporarily banned. Retry after `Retry-After` seconds.', 'rate_limited', [
       'Retry-After',
     ]),
-    GatewayTimeout: response('The pets service did not answer in time.', 'Error'),
+    // Answered by the gateway (or the HTTP layer) before or instead of the operation.
+    MethodNotAllowed: errorResponse(
+      'The path exists but not with this method; `Allow` lists its methods. Any method a path does not list answers this.',
+      'method_not_allowed',
+      ['Allow'],
+    ),
+    PayloadTooLarge: errorResponse(
+      'The request body is larger than the limit (any method, a GET with a body too); the connection is closed.',
+      'payload_too_large',
+    ),
+    HeadersTooLarge: errorResponse('The request headers are larger than the limit; the connection is closed.', 'headers_too_large'),
+    BadGateway: errorResponse('The pets service could not be reached or answered invalidly.', 'bad_gateway'),
+    ServiceUnavailable: errorResponse(
+      'API keys, rate limits or the store cannot be checked right now. Retry after `Retry-After` seconds.',
+      'store_unavailable',
+      ['Retry-After'],
+    ),
+    GatewayTimeout: errorResponse('The pets service did not answer in time.', 'upstream_timeout'),
   };
 }
 

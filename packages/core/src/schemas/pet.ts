@@ -10,6 +10,7 @@ const int64 = (description: string) => z.int().min(1).max(MAX_JSON_SAFE_INTEGER)
 export const PetStatus = z.enum(['available', 'pending', 'sold']).meta({
   id: 'PetStatus',
   description: "The animal's availability.",
+  examples: ['available'],
 });
 export type PetStatus = z.infer<typeof PetStatus>;
 
@@ -26,7 +27,7 @@ export const NewPet = z
     categoryId: int64('ID of the category the animal belongs to.'),
     status: PetStatus.optional(),
   })
-  .meta({ id: 'NewPet', description: 'The request shape for creating an animal.' });
+  .meta({ id: 'NewPet', description: 'The request shape for creating an animal.', examples: [{ name: 'Rex', categoryId: 1, status: 'available' }] });
 export type NewPet = z.infer<typeof NewPet>;
 
 export const Pet = z
@@ -36,10 +37,19 @@ export const Pet = z
     categoryId: int64('ID of the category the animal belongs to.'),
     status: PetStatus.optional(),
   })
-  .meta({ id: 'Pet', description: 'An animal: a NewPet plus its id.' });
+  .meta({ id: 'Pet', description: 'An animal: a NewPet plus its id.', examples: [{ id: 42, name: 'Rex', categoryId: 1, status: 'available' }] });
 export type Pet = z.infer<typeof Pet>;
 
-export const Pets = z.array(Pet).meta({ id: 'Pets', description: 'A page of animals.' });
+export const Pets = z.array(Pet).meta({
+  id: 'Pets',
+  description: 'A page of animals.',
+  examples: [
+    [
+      { id: 42, name: 'Rex', categoryId: 1, status: 'available' },
+      { id: 43, name: 'Tom', categoryId: 2, status: 'pending' },
+    ],
+  ],
+});
 
 export const ErrorSchema = z
   .strictObject({
@@ -47,4 +57,8 @@ export const ErrorSchema = z
     message: z.string().meta({ description: 'Human-readable description.' }),
     status: z.int().min(100).max(599).meta({ description: 'The HTTP status code.' }),
   })
-  .meta({ id: 'Error', description: 'The body of every error response.' });
+  .meta({
+    id: 'Error',
+    description: 'The body of every error response.',
+    examples: [{ code: 'pet_not_found', message: 'No pet with this id.', status: 404 }],
+  });

@@ -169,3 +169,89 @@ test('a backend document that already has /usage, /openapi.json or a schema the 
     );
   }
 });
+
+/** An ajv holding `doc`, to compile any of its schemas by JSON pointer (`doc#/components/schemas/Usage`). */
+function schemasOf(doc: Json): Ajv2020 {
+  const ajv = new Ajv2020({ strict: false, allErrors: true });
+  ajv.addFormat('int64', true);
+  ajv.addFormat('uri-reference', true);
+  ajv.addSchema(doc, 'doc');
+  return ajv;
+}
+
+/** Every schema object under `node` (properties, items, maps, combinators), with its JSON pointer. */
+function* schemaNodes(node: unknown, at: string): Generator<[Json, string]> {
+  if (node === null || typeof node !== 'object' || Array.isArray(node)) return;
+  const schema = node as Json;
+  yield [schema, at];
+  for (const [name, sub] of Object.entries((schema.properties ?? {}) as Json))
+    yield* schemaNodes(sub, `${at}/properties/${name.replace(/~/g, '~0').replace(/\//g, '~1')}`);
+  for (const key of ['items', 'additionalProperties']) yield* schemaNodes(schema[key], `${at}/${key}`);
+  for (const key of ['oneOf', 'anyOf', 'allOf'])
+    for (const [i, sub] of ((schema[key] ?? []) as unknown[]).entries()) yield* schemaNodes(sub, `${at}/${key}/${i}`);
+}
+
+/** The problems with the examples of `doc`'s schemas and error answers; empty when there are none. */
+function exampleProblems(doc: Json): string[] {
+  const ajv = schemasOf(doc);
+  const problems: string[] = [];
+  const check = (pointer: string, example: unknown, label: string) => {
+    const validate = ajv.getSchema(`doc#${pointer}`);
+    if (validate === undefined) return problems.push(`${label}: no schema at ${pointer}`);
+    if (!validate(example)) problems.push(`${label}: ${JSON.stringify(example)} ${ajv.errorsText(validate.errors)}`);
+  };
+  for (const [name, schema] of Object.entries(doc.components.schemas as Json)) {
+    const examples = (schema as Json).examples as unknown[] | undefined;
+    if (!Array.isArray(examples) || examples.length === 0) problems.push(`components/schemas/${name} has no example`);
+    for (const [node, at] of schemaNodes(schema, `/components/schemas/${name}`)) {
+      const map = node.additionalProperties;
+      if (map !== undefined && map !== false && !(Array.isArray(node.examples) && node.examples.length > 0)) problems.push(`${at}: a map without an example`);
+      for (const example of (node.examples ?? []) as unknown[]) check(at, example, at);
+    }
+  }
+  // The examples of the answers: each validates against its media type's schema.
+  for (const [name, response] of Object.entries(doc.components.responses as Json)) {
+    for (const [type, media] of Object.entries(((response as Json).content ?? {}) as Json)) {
+      const { example } = media as Json;
+      if (example === undefined) problems.push(`components/responses/${name} ${type} has no example`);
+      else check(`/components/responses/${name}/content/${type.replace('/', '~1')}/schema`, example, `${name} ${type}`);
+    }
+  }
+  return problems;
+}
+
+test("every schema of the effective document, the gateway's and the core's, carries an example valid against it; no map goes without one", () => {
+  for (const doc of [
+    buildEffectiveDocument(core(), OPTIONS) as Json,
+    buildEffectiveDocument({ openapi: '3.1.0', info: { title: 'bare', version: '1' }, paths: {} }, OPTIONS) as Json,
+  ]) {
+    for (const name of ['Error', 'Problem', 'Usage', 'UsageWindow']) assert.ok(doc.components.schemas[name], name);
+    assert.deepEqual(exampleProblems(doc), []);
+  }
+  const doc = buildEffectiveDocument(core(), OPTIONS) as Json;
+  // What Redoc showed before: a made-up map key, the type's name, the minimum of a range.
+  assert.deepEqual(doc.components.schemas.Usage.examples[0].plan, 'pro');
+  assert.equal(doc.components.schemas.Error.examples[0].status, 404);
+  const tooMany = doc.components.responses.TooManyRequests.content;
+  assert.deepEqual(tooMany['application/json'].example, {
+    code: 'rate_limited',
+    message: 'Rate limit exceeded: retry after the time in Retry-After.',
+    status: 429,
+  });
+  assert.equal(tooMany['application/problem+json'].example.code, 'rate_limited');
+});
+
+test('the examples check is not vacuous: a wrong example, a missing one and a map without one are each found', () => {
+  const wrong = buildEffectiveDocument(core(), OPTIONS) as Json;
+  wrong.components.schemas.Usage.examples = [{ plan: 'pro', windows: {}, ban: null, keyExpiresAt: 'never' }];
+  assert.match(exampleProblems(wrong).join('\n'), /schemas\/Usage.*keyExpiresAt/);
+  const missing = buildEffectiveDocument(core(), OPTIONS) as Json;
+  delete missing.components.schemas.Problem.examples;
+  assert.deepEqual(exampleProblems(missing), ['components/schemas/Problem has no example']);
+  const map = buildEffectiveDocument(core(), OPTIONS) as Json;
+  delete map.components.schemas.Usage.properties.costs.examples;
+  assert.deepEqual(exampleProblems(map), ['/components/schemas/Usage/properties/costs: a map without an example']);
+  const answer = buildEffectiveDocument(core(), OPTIONS) as Json;
+  answer.components.responses.Unauthorized.content['application/json'].example = { code: 'unauthorized', status: 401 };
+  assert.match(exampleProblems(answer).join('\n'), /Unauthorized application\/json.*message/);
+});

@@ -54,13 +54,13 @@ export function buildEffectiveDocument(backend: Json, options: EffectiveDocument
   addMissing(section('headers'), HEADERS);
   addMissing(section('securitySchemes'), { bearerAuth: BEARER_SCHEME });
   const responses = section('responses');
-  for (const { name, description, headers } of Object.values(GATEWAY_RESPONSES)) {
+  for (const { name, description, headers, example } of Object.values(GATEWAY_RESPONSES)) {
     const existing = responses[name];
     if (existing === undefined) {
-      responses[name] = { description, headers: responseHeaders(headers), content: errorContent() };
+      responses[name] = { description, headers: responseHeaders(headers), content: errorContent(example) };
     } else {
       addHeaders(existing, [...RATE_LIMIT_HEADERS, ...headers]);
-      addMissing((existing.content ??= {}) as Json, errorContent());
+      addMissing((existing.content ??= {}) as Json, errorContent(example));
     }
   }
 

@@ -3,6 +3,9 @@
  * the error answers it makes itself, the usage operation and its schemas, the bearer scheme.
  * Names follow the pets core's document, so a document that already declares one keeps its own.
  */
+import { errorBody, type ErrorCode } from '../errors.js';
+import { problemDetails } from '../http/problem-details.js';
+
 export type Json = Record<string, unknown>;
 
 export const ref = (kind: string, name: string): Json => ({ $ref: `#/components/${kind}/${name}` });
@@ -28,6 +31,19 @@ export const HEADERS: Record<string, Json> = {
   Link: { description: '`rel="successor-version"` and `rel="deprecation"` links; `rel="next"` on list pages.', schema: { type: 'string' } },
 };
 
+/** What `GET /usage` answers a pro account whose createPet costs 5 and has a ceiling for all callers. */
+const USAGE_EXAMPLE = {
+  plan: 'pro',
+  windows: {
+    minute: { limit: 300, remaining: 287, resetAt: 1767225660 },
+    day: { limit: 10000, remaining: 9412, resetAt: 1767304800 },
+  },
+  operations: { createPet: { minute: { limit: 1000, remaining: 968, resetAt: 1767225660 } } },
+  costs: { createPet: 5 },
+  ban: null,
+  keyExpiresAt: 1798761600,
+};
+
 export const SCHEMAS: Record<string, Json> = {
   Error: {
     type: 'object',
@@ -38,6 +54,7 @@ export const SCHEMAS: Record<string, Json> = {
       status: { type: 'integer', description: 'The HTTP status of the answer.' },
     },
     required: ['code', 'message', 'status'],
+    examples: [errorBody('rate_limited')],
   },
   Problem: {
     type: 'object',
@@ -48,8 +65,14 @@ export const SCHEMAS: Record<string, Json> = {
       status: { type: 'integer', description: 'The HTTP status of the answer.' },
       detail: { type: 'string', description: 'What happened to this request.' },
       code: { type: 'string', description: 'The same stable code as in the Error body.' },
+      'violated-policies': {
+        type: 'array',
+        items: { type: 'string' },
+        description: 'On `quota-exceeded`: the windows that refused, as `RateLimit-Policy` names them.',
+      },
     },
     required: ['type', 'title', 'status', 'detail', 'code'],
+    examples: [problemDetails('rate_limited', undefined, ['minute'])],
   },
   UsageWindow: {
     type: 'object',
@@ -63,6 +86,7 @@ export const SCHEMAS: Record<string, Json> = {
       },
     },
     required: ['limit', 'remaining', 'resetAt'],
+    examples: [{ limit: 300, remaining: 287, resetAt: 1767225660 }],
   },
   Usage: {
     type: 'object',
@@ -71,21 +95,29 @@ export const SCHEMAS: Record<string, Json> = {
       plan: {
         type: 'string',
         description: "The plan of the account: the key's (`free`, `pro`, `business`, `enterprise`), or the one the operator gave the account.",
+        examples: ['pro'],
       },
       windows: {
         type: 'object',
         description: 'Each window of the plan by name: `minute`, `day`, and `month` for a monthly quota.',
         additionalProperties: { $ref: '#/components/schemas/UsageWindow' },
+        examples: [USAGE_EXAMPLE.windows],
       },
       operations: {
         type: 'object',
         description: 'The ceiling of each operation that has one, shared by every caller: its windows by name. Absent without ceilings.',
-        additionalProperties: { type: 'object', additionalProperties: { $ref: '#/components/schemas/UsageWindow' } },
+        additionalProperties: {
+          type: 'object',
+          additionalProperties: { $ref: '#/components/schemas/UsageWindow' },
+          examples: [USAGE_EXAMPLE.operations.createPet],
+        },
+        examples: [USAGE_EXAMPLE.operations],
       },
       costs: {
         type: 'object',
         description: 'The units each operation spends on this plan, where it is not 1, by operationId. Absent when every operation costs 1.',
         additionalProperties: { type: 'integer', minimum: 1 },
+        examples: [USAGE_EXAMPLE.costs],
       },
       shadow: {
         type: 'boolean',
@@ -102,33 +134,47 @@ export const SCHEMAS: Record<string, Json> = {
       keyExpiresAt: { type: ['integer', 'null'], description: 'Unix time (seconds) at which the key expires; `null` when it does not.' },
     },
     required: ['plan', 'windows', 'ban', 'keyExpiresAt'],
+    examples: [USAGE_EXAMPLE],
   },
 };
 
 /** The error answers the gateway makes itself, by status: component name, description, extra headers. */
-export const GATEWAY_RESPONSES: Record<string, { readonly name: string; readonly description: string; readonly headers: readonly string[] }> = {
-  '401': { name: 'Unauthorized', description: 'The API key is missing or invalid (`unauthorized`).', headers: ['WWW-Authenticate'] },
-  '413': { name: 'PayloadTooLarge', description: 'The request body is larger than the limit (`payload_too_large`); the connection is closed.', headers: [] },
+export const GATEWAY_RESPONSES: Record<
+  string,
+  { readonly name: string; readonly description: string; readonly headers: readonly string[]; readonly example: ErrorCode }
+> = {
+  '401': { name: 'Unauthorized', description: 'The API key is missing or invalid (`unauthorized`).', headers: ['WWW-Authenticate'], example: 'unauthorized' },
+  '413': {
+    name: 'PayloadTooLarge',
+    description: 'The request body is larger than the limit (`payload_too_large`); the connection is closed.',
+    headers: [],
+    example: 'payload_too_large',
+  },
   '429': {
     name: 'TooManyRequests',
+    example: 'rate_limited',
     description:
       'Rate limit exceeded (`rate_limited`), the monthly quota used up (`quota_exhausted`, until the month ends), the operation at its ceiling for all callers (`operation_limited`), or the key temporarily banned (`key_banned`). Retry after `Retry-After` seconds; a banned key that keeps sending stays banned.',
     headers: ['Retry-After'],
   },
-  '502': { name: 'BadGateway', description: 'The backend could not be reached or answered invalidly (`bad_gateway`).', headers: [] },
+  '502': { name: 'BadGateway', description: 'The backend could not be reached or answered invalidly (`bad_gateway`).', headers: [], example: 'bad_gateway' },
   '503': {
     name: 'ServiceUnavailable',
+    example: 'rate_limit_unavailable',
     description: 'API keys or rate limits cannot be checked right now (`auth_unavailable`, `rate_limit_unavailable`). Retry after `Retry-After` seconds.',
     headers: ['Retry-After'],
   },
-  '504': { name: 'GatewayTimeout', description: 'The backend did not answer in time (`upstream_timeout`).', headers: [] },
+  '504': { name: 'GatewayTimeout', description: 'The backend did not answer in time (`upstream_timeout`).', headers: [], example: 'upstream_timeout' },
 };
 
 export const BEARER_SCHEME: Json = { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'An API key issued by the operator.' };
 
-/** The error content of a gateway answer: the Error body, or problem details on request. */
-export function errorContent(): Json {
-  return { 'application/json': { schema: ref('schemas', 'Error') }, 'application/problem+json': { schema: ref('schemas', 'Problem') } };
+/** The error content of a gateway answer: the Error body, or problem details on request, each with `code`'s as its example. */
+export function errorContent(code: ErrorCode): Json {
+  return {
+    'application/json': { schema: ref('schemas', 'Error'), example: errorBody(code) },
+    'application/problem+json': { schema: ref('schemas', 'Problem'), example: problemDetails(code) },
+  };
 }
 
 /** A response with the rate-limit headers and `extra` ones, by reference to the header components. */
