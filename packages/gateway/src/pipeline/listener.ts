@@ -14,8 +14,8 @@ import type { RouteMatch } from '../routing/index.js';
 
 /**
  * The gateway's `node:http` (or `node:https`) server with its timeouts, not yet listening. Answers
- * Node's parser makes (400, 408, 431) get the Error body, and for a 431 the anonymous limit's
- * state and the operation's deprecation.
+ * Node's parser makes (400, 408, 431) get the Error body and an `X-Request-Id` (the one their
+ * access-log line has), and for a 431 the anonymous limit's state and the operation's deprecation.
  */
 export function createListener(
   config: GatewayConfig,
@@ -41,6 +41,8 @@ export function createListener(
 
   /** What the parser's answer was charged, by socket: its access line shows it. */
   const charged = new WeakMap<Duplex, RateDecision>();
+  /** The request id a parser's answer carried, by socket: its access line has the same. */
+  const answerIds = new WeakMap<Duplex, string>();
 
   /**
    * Headers for an answer Node's parser made (431, 400, 408): a request whose headers were too
@@ -52,7 +54,11 @@ export function createListener(
     error: NodeJS.ErrnoException & { rawPacket?: Buffer },
     socket: Duplex,
   ): Promise<Record<string, string>> {
-    const headers: Record<string, string> = {};
+    // A new id, as for any request without a well-formed one of its own: the parser did not read
+    // the client's (or refused its headers), and the access line and the answer must agree.
+    const id = requestIdOf(undefined);
+    answerIds.set(socket, id);
+    const headers: Record<string, string> = { 'x-request-id': id };
     if (kind !== 'headers_too_large') return headers;
     const line = REQUEST_LINE.exec(error.rawPacket?.toString('latin1', 0, 2048) ?? '');
     const match = line === null ? undefined : parts.matchRoute(line[1] as string, line[2] as string);
@@ -80,7 +86,7 @@ export function createListener(
     const decision = charged.get(socket);
     const request: RequestRecord = {
       source: parts.source,
-      id: requestIdOf(undefined),
+      id: answerIds.get(socket) ?? requestIdOf(undefined),
       method: line?.[1] ?? '-',
       url: line === null ? '-' : `${line[2] as string}${line[3] ?? ''}`,
       startedAt: performance.now(),
