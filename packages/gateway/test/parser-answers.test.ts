@@ -31,6 +31,7 @@ describe("the parser's answers carry the request id of their access-log line", (
         HEADERS_TIMEOUT_MS: '200',
         REQUEST_TIMEOUT_MS: '300',
         MAX_HEADER_SIZE: '2048',
+        METRICS_PORT: '0',
       },
       undefined,
       undefined,
@@ -55,4 +56,24 @@ describe("the parser's answers carry the request id of their access-log line", (
       assert.equal((await accessLine(status)).requestId, id);
     });
   }
+
+  // Issue 29, point 19: a 405 or a 431 on an operation's path was labelled `unmatched`.
+  test("a 405 and a 431 on an operation's path carry its route in the access line and the metrics; a 400 and an unknown path stay unmatched", async () => {
+    const notAllowed = await fetch(`${gateway.url}/v1/echo`, { method: 'PATCH' });
+    assert.equal(notAllowed.status, 405);
+    const line405 = await accessLine(405);
+    assert.equal(line405.route, '/v1/echo');
+    const big = await rawExchange(gateway.port, `GET /v1/nowhere HTTP/1.1\r\nHost: gw\r\nX-Big: ${'x'.repeat(4096)}\r\n\r\n`);
+    assert.match(big, /^HTTP\/1\.1 431 /);
+    const metrics = await (await fetch(gateway.metricsUrl as string)).text();
+    const count = (labels: string) => new RegExp(`^http_server_request_duration_seconds_count\\{${labels}\\} (\\d+)$`, 'm').exec(metrics)?.[1];
+    assert.equal(count('http_request_method="PATCH",http_route="/v1/echo",http_response_status_code="405",outcome="method_not_allowed"'), '1');
+    assert.equal(count('http_request_method="GET",http_route="/v1/echo",http_response_status_code="431",outcome="headers_too_large"'), '1');
+    assert.equal(
+      count('http_request_method="GET",http_route="unmatched",http_response_status_code="431",outcome="headers_too_large"'),
+      '1',
+      'a path of no operation',
+    );
+    assert.equal(count('http_request_method="GET",http_route="unmatched",http_response_status_code="400",outcome="bad_request"'), '1');
+  });
 });

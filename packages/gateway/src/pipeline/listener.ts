@@ -79,7 +79,8 @@ export function createListener(
   /**
    * A parser's answer ends like every other request: a request-start and a request-end event, so
    * it has its access-log line and its place in the metrics. Its method and target are the
-   * request line's when the parser got that far (`-` otherwise), its route `unmatched`.
+   * request line's when the parser got that far (`-` otherwise), its route `unmatched` but for a
+   * 431 on an operation's path (`routeOf`).
    */
   function parserAnswered(kind: ClientErrorKind, status: number, error: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Duplex): void {
     const line = REQUEST_LINE.exec(error.rawPacket?.toString('latin1', 0, 2048) ?? '');
@@ -90,7 +91,7 @@ export function createListener(
       method: line?.[1] ?? '-',
       url: line === null ? '-' : `${line[2] as string}${line[3] ?? ''}`,
       startedAt: performance.now(),
-      route: UNMATCHED_ROUTE,
+      route: kind === 'headers_too_large' && line !== null ? routeOf(parts.matchRoute(line[1] as string, line[2] as string)) : UNMATCHED_ROUTE,
       outcome: kind,
       ...(decision === undefined ? {} : { plan: 'anonymous', decision: decision.banned ? 'banned' : decision.allowed ? 'allowed' : 'limited' }),
     };
@@ -99,6 +100,16 @@ export function createListener(
   }
   server.on('clientError', createClientErrorHandler(errorBody, parserAnswerHeaders, parserAnswered));
   return server;
+}
+
+/**
+ * The route label of a parser's answer: the template of the operation's path when the request line
+ * names one. Only for a 431 (headers too large, the line itself whole and valid); a 400's line may
+ * be what the parser refused, and a 408's raw packet is not given.
+ */
+function routeOf(match: RouteMatch): string {
+  if (match.kind === 'operation') return match.operation.template;
+  return match.kind === 'method_not_allowed' ? match.template : UNMATCHED_ROUTE;
 }
 
 /** A request line as far as the parser's raw packet holds it: method, path, query. */
