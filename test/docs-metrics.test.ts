@@ -65,3 +65,18 @@ test('docs/operating.md names every label and every closed label value the gatew
   for (const value of ['plan="usage"', 'outcome="usage"', 'http_request_method="_OTHER"', 'server_port='])
     assert.ok(text.includes(value), `the gateway emitted ${value}`);
 });
+
+test("docs/operating.md lists the request-duration histograms' buckets as the gateway emits them", async () => {
+  assert.ok(gateway.metricsUrl !== undefined);
+  const text = await (await fetch(gateway.metricsUrl)).text();
+  const row = rowOf('http_server_request_duration_seconds') ?? '';
+  const documented = [...(/Buckets, in seconds: ([^:]+):/.exec(row)?.[1]?.matchAll(/`([\d.]+)`/g) ?? [])].map((match) => match[1]);
+  for (const metric of ['http_server_request_duration_seconds', 'http_client_request_duration_seconds']) {
+    const first = new RegExp(`^${metric}_bucket\\{(.*),le="[^"]+"\\}`, 'm').exec(text)?.[1];
+    assert.ok(first !== undefined, `${metric} has buckets`);
+    const emitted = [...text.matchAll(new RegExp(`^${metric}_bucket\\{${first.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')},le="([^"]+)"\\}`, 'gm'))].map(
+      (match) => match[1],
+    );
+    assert.deepEqual(emitted, [...documented, '+Inf'], metric);
+  }
+});

@@ -97,6 +97,21 @@ describe('API keys at the gateway', () => {
     });
   }
 
+  test('401 unauthorized, saying why: a key whose sub no header can carry is never dispatched', async () => {
+    const before = upstream.requests.length;
+    for (const sub of ['Łódź-日本語', 'alice ', 'tab\there', 'nul\u0000', 'del\u007f', 'crlf\r\nx-api-plan: enterprise']) {
+      const res = await call(`Bearer ${await keyring.sign({}, claimsFor({ sub, jti: `uncarriable-${before}` }))}`);
+      assert.equal(res.status, 401, JSON.stringify(sub));
+      assert.equal(res.headers.get('www-authenticate'), 'Bearer error="invalid_token"');
+      const body = (await res.json()) as { code: string; message: string; status: number };
+      assert.equal(body.code, 'unauthorized');
+      assert.equal(body.status, 401);
+      assert.match(body.message, /subject \(sub\) holds characters an HTTP header cannot carry/);
+    }
+    assert.equal(upstream.requests.length, before, 'the upstream never sees them');
+    assert.equal((await call(`Bearer ${good}`)).status, 200);
+  });
+
   test('a revoked key is refused from the very next request, though its verification is cached', async () => {
     const { token, record } = await keyring.issue({ sub: 'to-revoke' });
     assert.equal((await call(`Bearer ${token}`)).status, 200);

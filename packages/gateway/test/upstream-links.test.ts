@@ -111,6 +111,56 @@ describe("the backend's Location and Link name public paths", () => {
   });
 });
 
+// Issue 29, point 2: with PUBLIC_BASE_PATH=/ a backend's `/v1//evil.example/x` came out as
+// `//evil.example/x`, which a browser follows to evil.example (an open redirect).
+const TO_ANOTHER_HOST = ['/v1//evil.example/x', '/v1/\\evil.example/x', '/v1/\t/evil.example/x'];
+
+describe('PUBLIC_BASE_PATH=/ UPSTREAM_BASE_PATH=/v1: no rewritten link names another host', () => {
+  let upstream: RecordingUpstream;
+  before(async () => {
+    upstream = await startRecordingUpstream({
+      '/v1/redirect': (req, res) => {
+        const index = Number(new URL(req.url ?? '/', 'http://x').searchParams.get('i'));
+        const reference = TO_ANOTHER_HOST[index] as string;
+        const absolute = new URL(req.url ?? '/', 'http://x').searchParams.has('absolute');
+        const target = absolute ? `http://${req.headers.host}${reference}` : reference;
+        res.writeHead(302, { location: target, link: `<${target}>; rel="next", </v1/pets>; rel="self"`, 'content-length': '0' });
+        res.end();
+      },
+    });
+  });
+  after(() => upstream.close());
+
+  for (const engine of ['undici', 'http-proxy']) {
+    test(`PROXY_ENGINE=${engine}: Location and Link, paths and absolute URLs on the backend's origin`, async () => {
+      const gateway = await startGateway({
+        UPSTREAM_URL: upstream.url,
+        OPENAPI_FILE: writeDocument({ ...PATHS, '/redirect': { get: { operationId: 'redirect' } } }),
+        PUBLIC_BASE_PATH: '/',
+        UPSTREAM_BASE_PATH: '/v1',
+        PROXY_ENGINE: engine,
+      });
+      try {
+        for (const [index, reference] of TO_ANOTHER_HOST.entries()) {
+          for (const absolute of [false, true]) {
+            const res = await fetch(`${gateway.url}/redirect?i=${index}${absolute ? '&absolute' : ''}`, { redirect: 'manual' });
+            assert.equal(res.status, 302);
+            const location = res.headers.get('location') ?? '';
+            const link = res.headers.get('link') ?? '';
+            const expected = absolute ? `${upstream.url}${reference}` : reference;
+            // Left as the backend sent it: on the gateway's host (or the backend's), never another.
+            assert.equal(location, expected, `${JSON.stringify(reference)} absolute=${absolute}`);
+            assert.equal(new URL(location, 'https://gateway.example/').host, absolute ? new URL(upstream.url).host : 'gateway.example');
+            assert.equal(link, `<${expected}>; rel="next", </pets>; rel="self"`);
+          }
+        }
+      } finally {
+        await gateway.close();
+      }
+    });
+  }
+});
+
 describe("the gateway's own links under PUBLIC_BASE_PATH", () => {
   let upstream: RecordingUpstream;
   before(async () => {

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { createAuthenticator } from './authenticator.js';
+import { isHeaderSafe } from './claims.js';
 import { InvalidKeyError, KeySourceUnavailableError } from './key-crypto.js';
 import type { KeyVerifier } from './key-verifier.js';
 import type { RevocationList } from './revocations.js';
@@ -97,5 +98,30 @@ test('enterprise limits are honoured only on enterprise keys', async () => {
     const outcome = await authenticate(`Bearer ${TOKEN}`);
     assert.ok(outcome.kind === 'authenticated');
     assert.deepEqual(outcome.identity.limits, expected);
+  }
+});
+
+test('isHeaderSafe: visible ASCII and inner spaces only', () => {
+  for (const safe of ['acme', 'a', 'acme corp', 'x!~{}"\'<>@:;,/\\', 'a  b']) assert.equal(isHeaderSafe(safe), true, JSON.stringify(safe));
+  const unsafe = ['', 'Łódź-日本語', 'café', 'a\u0000b', 'a\rb', 'a\nb', 'a\u007fb', 'a\tb', ' alice', 'alice ', ' ', '\u00a0x', 'emoji 😀'];
+  for (const value of unsafe) assert.equal(isHeaderSafe(value), false, JSON.stringify(value));
+});
+
+test('a key whose sub or jti no header can carry is rejected at verification, with a message that says why, and never cached', async () => {
+  for (const [claim, value] of [
+    ['sub', 'Łódź-日本語'],
+    ['sub', 'alice '],
+    ['sub', 'a\u0000b'],
+    ['jti', 'k\r\n1'],
+  ] as const) {
+    const fake = fakeVerifier(() => T0, { ...claims, [claim]: value });
+    const authenticate = createAuthenticator({ verifier: fake.verifier, revocations: revokedSet(new Set()), cacheSize: 10, now: () => T0 });
+    for (let i = 0; i < 2; i++) {
+      const outcome = await authenticate(`Bearer ${TOKEN}`);
+      assert.ok(outcome.kind === 'rejected', `${claim} ${JSON.stringify(value)}`);
+      assert.equal(outcome.tokenSent, true);
+      assert.match(outcome.message ?? '', new RegExp(`\\(${claim}\\) holds characters an HTTP header cannot carry`));
+    }
+    assert.equal(fake.calls(), 2, 'verified each time: a refused key is not remembered');
   }
 });

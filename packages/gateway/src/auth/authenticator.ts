@@ -1,5 +1,5 @@
 import { publishKeyCacheLookup } from '../events/index.js';
-import { identityOf, type Identity } from './claims.js';
+import { headerUnsafeClaim, identityOf, type Identity } from './claims.js';
 import { InvalidKeyError, KeySourceUnavailableError } from './key-crypto.js';
 import type { KeyVerifier } from './key-verifier.js';
 import { RevocationsUnavailableError, type RevocationList } from './revocations.js';
@@ -8,8 +8,11 @@ import { VerifiedKeyCache } from './verified-key-cache.js';
 export type AuthOutcome =
   /** `verified`: its signature was checked for this request (it was not in the cache of verified keys). */
   | { readonly kind: 'authenticated'; readonly identity: Identity; readonly verified: boolean }
-  /** 401. `tokenSent` decides between `Bearer` and `Bearer error="invalid_token"`. */
-  | { readonly kind: 'rejected'; readonly tokenSent: boolean; readonly reason: string; readonly keyId?: string }
+  /**
+   * 401. `tokenSent` decides between `Bearer` and `Bearer error="invalid_token"`; `message`, when
+   * set, tells the client more than the generic one (a key no gateway can pass on, say).
+   */
+  | { readonly kind: 'rejected'; readonly tokenSent: boolean; readonly reason: string; readonly keyId?: string; readonly message?: string }
   /** 503: the key server or the deny-list could not be asked; the key may well be valid. */
   | { readonly kind: 'unavailable'; readonly reason: string };
 
@@ -45,6 +48,19 @@ export interface Authenticator {
   verify(token: string, known: Known): Promise<AuthOutcome>;
   revoked(identity: Identity, verified: boolean): Promise<AuthOutcome>;
 }
+
+/** Why a key whose identity cannot travel in a header is refused: never dispatched, never charged. */
+const UNCARRIABLE = {
+  sub: {
+    reason: 'sub holds characters a header cannot carry',
+    message:
+      "This API key's subject (sub) holds characters an HTTP header cannot carry (only visible ASCII and inner spaces can): the gateway cannot pass it on.",
+  },
+  jti: {
+    reason: 'jti holds characters a header cannot carry',
+    message: "This API key's id (jti) holds characters an HTTP header cannot carry (only visible ASCII and inner spaces can): the gateway cannot pass it on.",
+  },
+} as const;
 
 const COMPACT_JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
 const MAX_TOKEN_LENGTH = 4096;
@@ -90,6 +106,9 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
       throw error;
     }
     if (identity === undefined) return { kind: 'rejected', tokenSent: true, reason: 'claims are not those of an API key (plan?)' };
+    // Checked once per key, here: a refused key is never cached, an accepted one never checked again.
+    const unsafe = headerUnsafeClaim(identity);
+    if (unsafe !== undefined) return { kind: 'rejected', tokenSent: true, reason: UNCARRIABLE[unsafe].reason, message: UNCARRIABLE[unsafe].message };
     // If the key set changed meanwhile, the result belongs to the old set: do not remember it.
     if (lookup.cache === cache) cache.set(lookup.digest, identity);
     return { kind: 'authenticated', identity, verified: true };

@@ -36,6 +36,31 @@ export interface Identity {
   readonly limits: CustomLimits | undefined;
 }
 
+/**
+ * True when `value` travels in an HTTP header exactly as it is: visible ASCII (U+0021–U+007E) and
+ * inner spaces. Anything else is refused, never encoded: a code point above U+00FF, a control
+ * character or DEL cannot be sent at all (the proxy engines refuse the request), Latin-1 arrives as
+ * bytes a backend decodes in its own way, and a header parser strips a leading or trailing space
+ * (`"alice "` would reach the backend as `"alice"`, another account). The gateway refuses a key
+ * whose `sub` or `jti` fails it (401), and the keys CLI refuses to issue one.
+ */
+export function isHeaderSafe(value: string): boolean {
+  const last = value.length - 1;
+  if (last < 0 || value.charCodeAt(0) === 0x20 || value.charCodeAt(last) === 0x20) return false;
+  for (let i = 0; i <= last; i++) {
+    const code = value.charCodeAt(i);
+    if (code < 0x20 || code > 0x7e) return false;
+  }
+  return true;
+}
+
+/** The claim of `identity` that cannot travel in the upstream's identity headers, if one cannot (the plan is one of PLANS). */
+export function headerUnsafeClaim(identity: Identity): 'sub' | 'jti' | undefined {
+  if (!isHeaderSafe(identity.subject)) return 'sub';
+  if (!isHeaderSafe(identity.keyId)) return 'jti';
+  return undefined;
+}
+
 /** The identity in `payload`, or `undefined` when the claims are not those of an API key. */
 export function identityOf(payload: unknown): Identity | undefined {
   const parsed = ApiKeyClaims.safeParse(payload);

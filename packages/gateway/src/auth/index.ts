@@ -1,5 +1,5 @@
 export { createAuthenticator, type Authenticator, type AuthenticatorOptions, type AuthOutcome, type Bearer, type Known } from './authenticator.js';
-export { API_KEY_TYP, PLANS, identityOf, type CustomLimits, type Identity, type Plan } from './claims.js';
+export { API_KEY_TYP, PLANS, headerUnsafeClaim, identityOf, isHeaderSafe, type CustomLimits, type Identity, type Plan } from './claims.js';
 export {
   generateSigningKey,
   isJwtShaped,

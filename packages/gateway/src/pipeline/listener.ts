@@ -14,8 +14,8 @@ import type { RouteMatch } from '../routing/index.js';
 
 /**
  * The gateway's `node:http` (or `node:https`) server with its timeouts, not yet listening. Answers
- * Node's parser makes (400, 408, 431) get the Error body, and for a 431 the anonymous limit's
- * state and the operation's deprecation.
+ * Node's parser makes (400, 408, 431) get the Error body and an `X-Request-Id` (the one their
+ * access-log line has), and for a 431 the anonymous limit's state and the operation's deprecation.
  */
 export function createListener(
   config: GatewayConfig,
@@ -41,6 +41,8 @@ export function createListener(
 
   /** What the parser's answer was charged, by socket: its access line shows it. */
   const charged = new WeakMap<Duplex, RateDecision>();
+  /** The request id a parser's answer carried, by socket: its access line has the same. */
+  const answerIds = new WeakMap<Duplex, string>();
 
   /**
    * Headers for an answer Node's parser made (431, 400, 408): a request whose headers were too
@@ -52,7 +54,11 @@ export function createListener(
     error: NodeJS.ErrnoException & { rawPacket?: Buffer },
     socket: Duplex,
   ): Promise<Record<string, string>> {
-    const headers: Record<string, string> = {};
+    // A new id, as for any request without a well-formed one of its own: the parser did not read
+    // the client's (or refused its headers), and the access line and the answer must agree.
+    const id = requestIdOf(undefined);
+    answerIds.set(socket, id);
+    const headers: Record<string, string> = { 'x-request-id': id };
     if (kind !== 'headers_too_large') return headers;
     const line = REQUEST_LINE.exec(error.rawPacket?.toString('latin1', 0, 2048) ?? '');
     const match = line === null ? undefined : parts.matchRoute(line[1] as string, line[2] as string);
@@ -73,18 +79,19 @@ export function createListener(
   /**
    * A parser's answer ends like every other request: a request-start and a request-end event, so
    * it has its access-log line and its place in the metrics. Its method and target are the
-   * request line's when the parser got that far (`-` otherwise), its route `unmatched`.
+   * request line's when the parser got that far (`-` otherwise), its route `unmatched` but for a
+   * 431 on an operation's path (`routeOf`).
    */
   function parserAnswered(kind: ClientErrorKind, status: number, error: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Duplex): void {
     const line = REQUEST_LINE.exec(error.rawPacket?.toString('latin1', 0, 2048) ?? '');
     const decision = charged.get(socket);
     const request: RequestRecord = {
       source: parts.source,
-      id: requestIdOf(undefined),
+      id: answerIds.get(socket) ?? requestIdOf(undefined),
       method: line?.[1] ?? '-',
       url: line === null ? '-' : `${line[2] as string}${line[3] ?? ''}`,
       startedAt: performance.now(),
-      route: UNMATCHED_ROUTE,
+      route: kind === 'headers_too_large' && line !== null ? routeOf(parts.matchRoute(line[1] as string, line[2] as string)) : UNMATCHED_ROUTE,
       outcome: kind,
       ...(decision === undefined ? {} : { plan: 'anonymous', decision: decision.banned ? 'banned' : decision.allowed ? 'allowed' : 'limited' }),
     };
@@ -93,6 +100,16 @@ export function createListener(
   }
   server.on('clientError', createClientErrorHandler(errorBody, parserAnswerHeaders, parserAnswered));
   return server;
+}
+
+/**
+ * The route label of a parser's answer: the template of the operation's path when the request line
+ * names one. Only for a 431 (headers too large, the line itself whole and valid); a 400's line may
+ * be what the parser refused, and a 408's raw packet is not given.
+ */
+function routeOf(match: RouteMatch): string {
+  if (match.kind === 'operation') return match.operation.template;
+  return match.kind === 'method_not_allowed' ? match.template : UNMATCHED_ROUTE;
 }
 
 /** A request line as far as the parser's raw packet holds it: method, path, query. */

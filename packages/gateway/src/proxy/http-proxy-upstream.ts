@@ -8,6 +8,7 @@ import {
   clientIsGone,
   READY_TIMEOUT_MS,
   UpstreamTimeoutError,
+  withinReadyBound,
   type ForwardOutcome,
   type ForwardRequest,
   type Upstream,
@@ -37,6 +38,10 @@ export function createHttpProxyUpstream(options: UpstreamOptions): Upstream {
   const secure = options.target.protocol === 'https:';
   const agentOptions = { keepAlive: true, maxSockets: options.maxSockets, timeout: options.idleTimeoutMs, scheduling: 'lifo' as const };
   const agent = secure ? new HttpsAgent(agentOptions) : new Agent(agentOptions);
+  // The readiness probe's own connection: requests that hold every pooled socket (a slow
+  // upstream) cannot keep /readyz waiting, and the probe takes none of theirs.
+  const probeOptions = { ...agentOptions, maxSockets: 1 };
+  const probeAgent = secure ? new HttpsAgent(probeOptions) : new Agent(probeOptions);
   const proxy = httpProxy.createProxyServer({
     target: options.target.href,
     agent,
@@ -132,35 +137,45 @@ export function createHttpProxyUpstream(options: UpstreamOptions): Upstream {
         req.headers = request.headers as IncomingMessage['headers'];
         // Without a body the (already ended) request itself is piped; a buffered body replaces it.
         const webOptions = request.body === undefined ? {} : { buffer: Readable.from([request.body]) };
-        proxy.web(req, res, webOptions, (error: Error) => {
-          if (res.headersSent) {
-            res.destroy();
-            return;
-          }
-          finish(
-            exchange,
-            exchange.timedOut ? { kind: 'failed', code: 'upstream_timeout', cause: error } : { kind: 'failed', code: 'bad_gateway', cause: error },
-          );
-        });
+        try {
+          proxy.web(req, res, webOptions, (error: Error) => {
+            if (res.headersSent) {
+              res.destroy();
+              return;
+            }
+            finish(
+              exchange,
+              exchange.timedOut ? { kind: 'failed', code: 'upstream_timeout', cause: error } : { kind: 'failed', code: 'bad_gateway', cause: error },
+            );
+          });
+        } catch (error) {
+          // Node refused the request as it built it (a header value it cannot send, ERR_INVALID_CHAR),
+          // before the agent gave it a socket: nothing went upstream, no socket is held.
+          finish(exchange, { kind: 'failed', code: 'bad_gateway', cause: error });
+        }
       });
     },
 
     ready() {
-      return new Promise((resolve) => {
-        const url = new URL(options.readyPath, options.target);
-        const probe = (secure ? httpsRequest : httpRequest)(url, { agent, timeout: READY_TIMEOUT_MS }, (res: IncomingMessage) => {
-          res.resume();
-          resolve((res.statusCode ?? 500) < 500);
-        });
-        probe.on('timeout', () => probe.destroy(new UpstreamTimeoutError(READY_TIMEOUT_MS)));
-        probe.on('error', () => resolve(false));
-        probe.end();
-      });
+      return withinReadyBound(
+        () =>
+          new Promise((resolve) => {
+            const url = new URL(options.readyPath, options.target);
+            const probe = (secure ? httpsRequest : httpRequest)(url, { agent: probeAgent, timeout: READY_TIMEOUT_MS }, (res: IncomingMessage) => {
+              res.resume();
+              resolve((res.statusCode ?? 500) < 500);
+            });
+            probe.on('timeout', () => probe.destroy(new UpstreamTimeoutError(READY_TIMEOUT_MS)));
+            probe.on('error', () => resolve(false));
+            probe.end();
+          }),
+      );
     },
 
     close() {
       proxy.close();
       agent.destroy();
+      probeAgent.destroy();
     },
   };
 }

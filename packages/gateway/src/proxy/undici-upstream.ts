@@ -1,4 +1,4 @@
-import { Pool, type Dispatcher } from 'undici';
+import { Client, Pool, type Dispatcher } from 'undici';
 import type { LinkRewriter } from '../http/link-rewrite.js';
 import { downstreamHeaders } from '../http/upstream-headers.js';
 import {
@@ -6,6 +6,7 @@ import {
   clientIsGone,
   READY_TIMEOUT_MS,
   UpstreamTimeoutError,
+  withinReadyBound,
   type ForwardOutcome,
   type ForwardRequest,
   type Upstream,
@@ -37,8 +38,7 @@ const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEO
  * `idleTimeoutMs` when it sends none, whichever is sooner.
  */
 export function createUndiciUpstream(options: UpstreamOptions): Upstream {
-  const pool = new Pool(options.target.origin, {
-    connections: options.maxSockets,
+  const connection = {
     pipelining: 1,
     keepAliveTimeout: options.idleTimeoutMs,
     keepAliveMaxTimeout: options.idleTimeoutMs,
@@ -46,6 +46,20 @@ export function createUndiciUpstream(options: UpstreamOptions): Upstream {
     headersTimeout: options.timeoutMs,
     bodyTimeout: options.timeoutMs,
     connect: { timeout: options.timeoutMs },
+  };
+  const exchanges: ExchangeSettings = { timeoutMs: options.timeoutMs, rewriteLinks: options.linkRewriter, refused: false };
+  const pool = new Pool(options.target.origin, {
+    ...connection,
+    connections: options.maxSockets,
+    factory: (origin, clientOptions) => new RefusalSafeClient(origin, clientOptions, exchanges),
+  });
+  // The readiness probe's own connection: requests that hold every pooled one (a slow upstream)
+  // cannot keep /readyz waiting, and the probe takes none of theirs.
+  const probe = new Client(options.target.origin, {
+    ...connection,
+    headersTimeout: READY_TIMEOUT_MS,
+    bodyTimeout: READY_TIMEOUT_MS,
+    connect: { timeout: READY_TIMEOUT_MS },
   });
   const basePath = options.target.pathname.replace(/\/+$/, '');
 
@@ -54,7 +68,7 @@ export function createUndiciUpstream(options: UpstreamOptions): Upstream {
       // The client may have left while the pipeline awaited auth or limits: send nothing upstream.
       if (clientIsGone(request)) return Promise.resolve({ kind: 'client_gone' });
       return new Promise<ForwardOutcome>((settle) => {
-        const handler = new UpstreamExchange(request, options.timeoutMs, settle, options.linkRewriter);
+        const handler = new UpstreamExchange(request, exchanges, settle);
         try {
           pool.dispatch(
             {
@@ -71,27 +85,58 @@ export function createUndiciUpstream(options: UpstreamOptions): Upstream {
       });
     },
 
-    async ready() {
-      try {
-        const { statusCode, body } = await pool.request({
+    ready() {
+      return withinReadyBound(async () => {
+        const { statusCode, body } = await probe.request({
           path: options.readyPath, // on the upstream's origin, as the http-proxy engine asks it
           method: 'GET',
-          headersTimeout: READY_TIMEOUT_MS,
-          bodyTimeout: READY_TIMEOUT_MS,
-          // Also while waiting for a free connection.
           signal: AbortSignal.timeout(READY_TIMEOUT_MS),
         });
         await body.dump();
         return statusCode < 500;
-      } catch {
-        return false;
-      }
+      });
     },
 
     close() {
       pool.destroy().catch(() => {});
+      probe.destroy().catch(() => {});
     },
   };
+}
+
+/** What every exchange of one upstream shares. */
+interface ExchangeSettings {
+  readonly timeoutMs: number;
+  readonly rewriteLinks: LinkRewriter | undefined;
+  /** Set when undici refuses a request outright, as it dispatches it (see `RefusalSafeClient`). */
+  refused: boolean;
+}
+
+/**
+ * A pooled connection that stays in use when it refuses a request. undici's `Pool` takes a
+ * connection out of use whenever its `dispatch` returns false, until it emits `'drain'`. A request
+ * the connection refuses outright (its `Request` cannot be built: a header value or a path undici
+ * rejects) returns false too, but nothing was queued, so no `'drain'` ever comes: the connection
+ * was lost for good, and after UPSTREAM_MAX_SOCKETS such requests every request waited out its
+ * timeout (undici 7.30). Here a refused dispatch answers true: the connection is as free as before.
+ */
+class RefusalSafeClient extends Client {
+  constructor(
+    origin: URL | string,
+    options: Pool.Options,
+    private readonly exchanges: ExchangeSettings,
+  ) {
+    super(origin, options);
+  }
+
+  override dispatch(options: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler): boolean {
+    this.exchanges.refused = false;
+    // The refusal, when there is one, reaches the handler synchronously, within this call.
+    const accepted = super.dispatch(options, handler);
+    if (accepted || !this.exchanges.refused) return accepted;
+    this.exchanges.refused = false;
+    return true;
+  }
 }
 
 /**
@@ -106,13 +151,12 @@ class UpstreamExchange implements Dispatcher.DispatchHandler {
 
   constructor(
     private readonly request: ForwardRequest,
-    private readonly timeoutMs: number,
+    private readonly settings: ExchangeSettings,
     private readonly settle: (outcome: ForwardOutcome) => void,
-    private readonly rewriteLinks: LinkRewriter | undefined,
   ) {
     // undici's own timeouts start once the request is on a socket; this one starts now, so a
     // request queued behind busy connections (UPSTREAM_MAX_SOCKETS) is a 504 in time too.
-    this.#timer = setTimeout(timedOut, timeoutMs, this);
+    this.#timer = setTimeout(timedOut, settings.timeoutMs, this);
     request.res.once('close', () => {
       // The client went away before the answer was complete: stop the upstream work too.
       if (!request.res.writableFinished) this.#controller?.abort(new ClientGoneError());
@@ -128,7 +172,7 @@ class UpstreamExchange implements Dispatcher.DispatchHandler {
   }
 
   timedOut(): void {
-    const error = new UpstreamTimeoutError(this.timeoutMs);
+    const error = new UpstreamTimeoutError(this.settings.timeoutMs);
     this.finish({ kind: 'failed', code: 'upstream_timeout', cause: error });
     this.#controller?.abort(error);
   }
@@ -136,13 +180,14 @@ class UpstreamExchange implements Dispatcher.DispatchHandler {
   onRequestStart(controller: Dispatcher.DispatchController): void {
     this.#controller = controller;
     // Answered already (timed out while queued) or nobody to answer: send nothing.
-    if (this.#settled || this.request.res.destroyed) controller.abort(this.#settled ? new UpstreamTimeoutError(this.timeoutMs) : new ClientGoneError());
+    if (this.#settled || this.request.res.destroyed)
+      controller.abort(this.#settled ? new UpstreamTimeoutError(this.settings.timeoutMs) : new ClientGoneError());
   }
 
   onResponseStart(controller: Dispatcher.DispatchController, status: number): void {
     if (status >= 100 && status < 200) return; // interim answers (103, say): not passed on
     if (this.#settled) {
-      controller.abort(new UpstreamTimeoutError(this.timeoutMs)); // the gateway answered 504 already
+      controller.abort(new UpstreamTimeoutError(this.settings.timeoutMs)); // the gateway answered 504 already
       return;
     }
     if (status < 100 || status > 599) {
@@ -157,7 +202,7 @@ class UpstreamExchange implements Dispatcher.DispatchHandler {
       return;
     }
     try {
-      res.writeHead(status, downstreamHeaders((controller.rawHeaders ?? []) as (Buffer | string)[], this.request.responseHeaders, this.rewriteLinks));
+      res.writeHead(status, downstreamHeaders((controller.rawHeaders ?? []) as (Buffer | string)[], this.request.responseHeaders, this.settings.rewriteLinks));
     } catch (error) {
       controller.abort(error as Error);
       this.finish({ kind: 'failed', code: 'bad_gateway', cause: error });
@@ -178,6 +223,9 @@ class UpstreamExchange implements Dispatcher.DispatchHandler {
   }
 
   onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
+    // Never started: undici refused the request as it was dispatched (or lost its connection
+    // before sending it). The first leaves the connection as it was: `RefusalSafeClient` reads this.
+    if (this.#controller === undefined) this.settings.refused = true;
     if (this.#started) {
       this.request.res.destroy(); // the answer is cut: the client must not take it for a whole one
       return;

@@ -51,6 +51,26 @@ export interface UpstreamOptions {
 /** How long the readiness probe waits for the upstream. */
 export const READY_TIMEOUT_MS = 1000;
 
+/**
+ * What `probe` resolves with, or false when it fails or has not answered within READY_TIMEOUT_MS:
+ * `/readyz` answers within its bound whatever the upstream or a connection pool does.
+ */
+export function withinReadyBound(probe: () => Promise<boolean>): Promise<boolean> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, READY_TIMEOUT_MS, false);
+    probe().then(
+      (ok) => {
+        clearTimeout(timer);
+        resolve(ok);
+      },
+      () => {
+        clearTimeout(timer);
+        resolve(false);
+      },
+    );
+  });
+}
+
 export class UpstreamTimeoutError extends Error {
   constructor(ms: number) {
     super(`upstream did not answer within ${ms} ms`);

@@ -3,10 +3,12 @@ import type { Operation } from './operation.js';
 
 export type RouteMatch =
   | { readonly kind: 'operation'; readonly operation: Operation; readonly params: readonly string[]; readonly allow: string }
-  | { readonly kind: 'method_not_allowed'; readonly allow: string }
+  /** A path of operations, none with this method: `template` is theirs (for the route label). */
+  | { readonly kind: 'method_not_allowed'; readonly allow: string; readonly template: string }
   | { readonly kind: 'not_found' };
 
 interface PathEntry {
+  readonly template: string;
   readonly segments: readonly (string | null)[];
   readonly byMethod: ReadonlyMap<string, Operation>;
   readonly allow: string;
@@ -31,7 +33,8 @@ export function createRouteTable(operations: readonly Operation[]): (method: str
       const byMethod = new Map(ops.map((op) => [op.method, op]));
       const get = byMethod.get('GET');
       if (get !== undefined && !byMethod.has('HEAD')) byMethod.set('HEAD', get);
-      return { segments: (ops[0] as Operation).segments, byMethod, allow: [...byMethod.keys()].join(', ') };
+      const first = ops[0] as Operation;
+      return { template: first.template, segments: first.segments, byMethod, allow: [...byMethod.keys()].join(', ') };
     })
     .sort((a, b) => literalCount(b.segments) - literalCount(a.segments));
 
@@ -44,7 +47,7 @@ export function createRouteTable(operations: readonly Operation[]): (method: str
     const byMethod = new Map(
       [...entry.byMethod].map(([method, operation]) => [method, Object.freeze({ kind: 'operation', operation, params: [], allow: entry.allow } as const)]),
     );
-    exact.set(path, { byMethod, otherwise: Object.freeze({ kind: 'method_not_allowed', allow: entry.allow }) });
+    exact.set(path, { byMethod, otherwise: Object.freeze({ kind: 'method_not_allowed', allow: entry.allow, template: entry.template }) });
   }
 
   return function matchRoute(method, path) {
@@ -56,7 +59,7 @@ export function createRouteTable(operations: readonly Operation[]): (method: str
       const params = matchSegments(entry.segments, parts);
       if (params === undefined) continue;
       const operation = entry.byMethod.get(method);
-      if (operation === undefined) return { kind: 'method_not_allowed', allow: entry.allow };
+      if (operation === undefined) return { kind: 'method_not_allowed', allow: entry.allow, template: entry.template };
       return { kind: 'operation', operation, params, allow: entry.allow };
     }
     return NOT_FOUND;

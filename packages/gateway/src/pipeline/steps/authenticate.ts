@@ -68,7 +68,7 @@ export function createAuthenticationStep(authenticator: Authenticator | undefine
     if (charged !== undefined) return charged;
     x.record.authFailure = outcome.reason;
     if (outcome.kind === 'rejected' && outcome.keyId !== undefined) x.record.keyId = outcome.keyId;
-    return outcome.kind === 'unavailable' ? AUTH_UNAVAILABLE : unauthorized(outcome.tokenSent);
+    return outcome.kind === 'unavailable' ? AUTH_UNAVAILABLE : unauthorized(outcome.tokenSent, outcome.message);
   }
 }
 

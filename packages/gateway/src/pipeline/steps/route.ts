@@ -20,6 +20,7 @@ export function createRouting(matchRoute: (method: string, path: string) => Rout
       return undefined;
     }
     if (match.kind === 'method_not_allowed') {
+      x.record.route = match.template; // the path is an operation's: logs and metrics name it
       x.miss = refuse('method_not_allowed', `${x.method} is not allowed here; allowed: ${match.allow}.`, { allow: match.allow });
       return undefined;
     }
