@@ -1,5 +1,5 @@
 import { watchFile } from '../sources/watched-file.js';
-import type { KeyHolder } from './limit-key.js';
+import { ceilingSubject, type KeyHolder } from './limit-key.js';
 import { readPlansFile, type PlansContext, type PlansFile } from './plans-file.js';
 import { BUCKETS_PER_WINDOW, DAY_MS, minuteAndDay, MINUTE_MS, monthWindow, type BanPolicy, type Layer, type Policy, type WindowPolicy } from './policy.js';
 
@@ -47,7 +47,7 @@ export function createPlans(file: string, options: PlansOptions = {}) {
   /** The ceiling of `operationId` as a layer (`op:<operationId>`), its windows named after it. */
   const ceilingOf = (p: PlansFile, operationId: string): Layer[] => {
     const ceiling = p.operations[operationId];
-    return ceiling === undefined ? [] : [{ subject: `op:${operationId}`, policy: { name: operationId, windows: windowsOf(ceiling), ban: undefined } }];
+    return ceiling === undefined ? [] : [{ subject: ceilingSubject(operationId), policy: { name: operationId, windows: windowsOf(ceiling), ban: undefined } }];
   };
   /**
    * A key's terms for a request of `operationId`. The account's terms first (its plan, its own

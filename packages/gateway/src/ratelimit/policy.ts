@@ -151,7 +151,7 @@ export interface Layer {
 }
 
 export interface LimitRequest {
-  /** The account (`sub`), or `ip:<address>` for anonymous requests. */
+  /** Whose counters: the account (`sub`, see `accountSubject`), `ip:<address>` for anonymous requests, `usage:<jti>`. */
   readonly subject: string;
   /** The API key (`jti`), whose bans these are; anonymous requests have none. */
   readonly keyId: string | undefined;
