@@ -67,9 +67,14 @@ test('seeding again with the same count adds nothing, and a larger count tops it
 
 // Issue 29, point 10: the anonymous addresses' counters are a table of a bounded size, the address
 // least recently seen forgotten first, and no account's counters are ever forgotten for it.
-const ANONYMOUS: Policy = { ...FREE, name: 'anonymous', windows: FREE.windows.map((w) => ({ ...w, limit: w.name === 'minute' ? 30 : w.limit })) };
+const ANONYMOUS: Policy = {
+  ...FREE,
+  name: 'anonymous',
+  anonymous: true,
+  windows: FREE.windows.map((w) => ({ ...w, limit: w.name === 'minute' ? 30 : w.limit })),
+};
 const fromAddress = (limiter: ReturnType<typeof createMemoryLimiter>, address: string) =>
-  limiter.check({ subject: `ip:${address}`, keyId: undefined, policy: ANONYMOUS, anonymous: true });
+  limiter.check({ subject: `ip:${address}`, keyId: undefined, policy: ANONYMOUS });
 
 test('past maxAddresses, the address least recently seen is forgotten first', async () => {
   let now = 1_800_000_000_000;

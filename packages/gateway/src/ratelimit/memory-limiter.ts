@@ -156,7 +156,7 @@ export function createMemoryLimiter(options: MemoryLimiterOptions = {}): MemoryL
   return {
     seed(request, used) {
       const at = now();
-      for (const { window, state, position } of countedOf(request.subject, request.anonymous === true, scaled(request.policy), at, false, 0)) {
+      for (const { window, state, position } of countedOf(request.subject, request.policy.anonymous === true, scaled(request.policy), at, false, 0)) {
         const target = Math.min(window.limit, Math.ceil((used.get(window.name) ?? 0) * share));
         if (target > state.total) charge(state, position, target - state.total);
       }
@@ -168,7 +168,7 @@ export function createMemoryLimiter(options: MemoryLimiterOptions = {}): MemoryL
       const policy = scaled(request.policy);
       const cost = request.cost ?? 1;
       const shadow = request.shadow === true;
-      const counted = countedOf(request.subject, request.anonymous === true, policy, at, peek, 0);
+      const counted = countedOf(request.subject, policy.anonymous === true, policy, at, peek, 0);
       if (request.layers !== undefined) {
         request.layers.forEach((layer, i) => counted.push(...countedOf(layer.subject, false, scaled(layer.policy), at, peek, i + 1, layer.policy.name)));
       }

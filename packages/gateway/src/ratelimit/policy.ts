@@ -25,6 +25,12 @@ export interface Policy {
   readonly name: string;
   readonly windows: readonly WindowPolicy[];
   readonly ban: BanPolicy | undefined;
+  /**
+   * The policy of requests without a valid key or operation, per client address: in process, its
+   * counters are the first forgotten when the table of addresses is full
+   * (`RATE_LIMIT_MAX_ADDRESSES`), and its refusal is `anonymous_rate_limited`.
+   */
+  readonly anonymous?: boolean;
 }
 
 export const BUCKETS_PER_WINDOW = 60;
@@ -155,11 +161,6 @@ export interface LimitRequest {
   readonly subject: string;
   /** The API key (`jti`), whose bans these are; anonymous requests have none. */
   readonly keyId: string | undefined;
-  /**
-   * The subject is a client address without a valid key: in process, its counters are the first
-   * forgotten when the table of addresses is full (`RATE_LIMIT_MAX_ADDRESSES`).
-   */
-  readonly anonymous?: boolean;
   readonly policy: Policy;
   /**
    * Units the request spends of every window (the plan's `cost` of its operation; 1 unless the

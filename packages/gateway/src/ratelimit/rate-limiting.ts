@@ -59,6 +59,6 @@ export function createRateLimiting(limiter: Limiter, plans: Plans, options: { re
     },
     // A subject of its own per key, and no key id: the usage limit neither reads nor makes bans.
     forUsage: (identity) => limiter.check({ ...storageOf(usageKey(identity)), policy: USAGE_POLICY }),
-    forAnonymous: (clientIp) => limiter.check({ ...storageOf(anonymousKey(clientIp)), anonymous: true, policy: plans.anonymous() }),
+    forAnonymous: (clientIp) => limiter.check({ ...storageOf(anonymousKey(clientIp)), policy: plans.anonymous() }),
   };
 }

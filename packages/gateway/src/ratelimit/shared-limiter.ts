@@ -90,7 +90,7 @@ export function createSharedLimiter(options: SharedLimiterOptions): Limiter {
       if (view === undefined) continue;
       const used = new Map<string, number>();
       for (const window of view.windows) if (window.name === 'month' || at - view.at < window.windowMs) used.set(window.name, window.limit - window.remaining);
-      local.seed({ subject: layer.subject, keyId: undefined, policy: layer.policy, anonymous: layer === request && request.anonymous === true }, used);
+      local.seed({ subject: layer.subject, keyId: undefined, policy: layer.policy }, used);
     }
   }
 
