@@ -13,6 +13,7 @@ export const KNOWN_ERROR_CODES = [
   'key_banned',
   'quota_exhausted',
   'operation_limited',
+  'anonymous_rate_limited',
   'headers_too_large',
   'internal_error',
   'bad_gateway',

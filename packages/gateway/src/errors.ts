@@ -16,6 +16,11 @@ export const ERRORS = {
   key_banned: { status: 429, message: 'This API key is temporarily banned for sending requests while rate limited.' },
   quota_exhausted: { status: 429, message: "The account's monthly quota is used up: it renews when the month ends (Retry-After)." },
   operation_limited: { status: 429, message: 'This operation is at its ceiling for all callers: retry after the time in Retry-After.' },
+  anonymous_rate_limited: {
+    status: 429,
+    message:
+      "Too many requests from this address without a valid API key or to no operation: this is the address's budget for such requests, not an API key's limit. Check the path and the key; retry after the time in Retry-After.",
+  },
   headers_too_large: { status: 431, message: 'The request headers are too large.' },
   internal_error: { status: 500, message: 'An unexpected error occurred in the gateway.' },
   bad_gateway: { status: 502, message: 'The upstream service could not be reached or answered invalidly.' },

@@ -53,7 +53,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps): Server 
   const matchRoute = createRouteTable(deps.operations);
   const docUrl = config.deprecationDocUrl ?? DEPRECATION_NOTES_PATH;
   const now = deps.now ?? Date.now;
-  const guard = createKeyGuard(rateLimiting, now);
+  const guard = createKeyGuard(rateLimiting, now, config.rateLimits.mode === 'on' ? config.rateLimits.maxAddresses : undefined);
   const methodsAt = (path: string) => {
     const match = matchRoute('OPTIONS', path);
     return match.kind === 'not_found' ? undefined : match.allow;

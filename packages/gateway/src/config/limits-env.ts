@@ -3,6 +3,7 @@ import { settings } from '@animal-store/http-kit';
 import { z } from 'zod';
 import type { ResolveFile } from './file-paths.js';
 import { isTimeZone } from '../ratelimit/calendar.js';
+import { DEFAULT_MAX_ADDRESSES } from '../ratelimit/memory-limiter.js';
 import { int } from './env-values.js';
 
 /**
@@ -19,6 +20,7 @@ export const LIMITS = settings({
   onRedisFailure: ['RATE_LIMIT_ON_REDIS_FAILURE', z.enum(['open', 'closed', 'local']).default('local')],
   localShare: ['RATE_LIMIT_LOCAL_SHARE', z.coerce.number().gt(0).max(1).default(0.5)],
   denyCacheMs: ['RATE_LIMIT_DENY_CACHE_MS', int(0, 60_000).default(1000)],
+  maxAddresses: ['RATE_LIMIT_MAX_ADDRESSES', int(1000, 10_000_000).default(DEFAULT_MAX_ADDRESSES)],
   quotaTimeZone: ['QUOTA_TIME_ZONE', z.string().refine(isTimeZone, 'is not an IANA time zone (Europe/Berlin, UTC)').default('UTC')],
   shadowPlans: [
     'SHADOW_PLANS',

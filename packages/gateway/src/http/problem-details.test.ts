@@ -30,6 +30,14 @@ test("429 and 503 use the rate-limit draft's problem types; the rest are about:b
   assert.equal(problemDetails('bad_gateway', 'custom').detail, 'custom');
 });
 
+test("the per-address budget's refusal has a type of its own, naming it, with the violated policies", () => {
+  const problem = problemDetails('anonymous_rate_limited', undefined, ['minute']);
+  assert.equal(problem.type, 'tag:animal-store,2026:anonymous-budget-exceeded');
+  assert.match(problem.title, /from this address without a valid API key or to no operation/);
+  assert.match(problem.detail, /this address's budget|the address's budget/);
+  assert.deepEqual(problem['violated-policies'], ['minute']);
+});
+
 test('quota-exceeded names the violated policies it is given (see exhaustedWindows), never for a ban', () => {
   assert.deepEqual(problemDetails('rate_limited', undefined, ['minute'])['violated-policies'], ['minute']);
   assert.equal(problemDetails('rate_limited', undefined, [])['violated-policies'], undefined);

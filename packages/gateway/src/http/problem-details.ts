@@ -7,6 +7,15 @@ export const PROBLEM_TYPES = {
   quotaExceeded: { type: `${IANA}#quota-exceeded`, title: 'Request cannot be satisfied as assigned quota has been exceeded' },
   temporaryReducedCapacity: { type: `${IANA}#temporary-reduced-capacity`, title: 'Request cannot be satisfied due to temporary server capacity constraints' },
   abnormalUsageDetected: { type: `${IANA}#abnormal-usage-detected`, title: 'Request not satisfied due to detection of abnormal request pattern' },
+  /**
+   * The gateway's own (a `tag:` URI, RFC 9457 section 4, for a type that needs no page): the
+   * budget per client address for requests without a valid key or to no operation, so that a
+   * client with a good key does not take it for its plan's limit.
+   */
+  anonymousBudgetExceeded: {
+    type: 'tag:animal-store,2026:anonymous-budget-exceeded',
+    title: 'Too many requests from this address without a valid API key or to no operation',
+  },
 } as const;
 
 /** RFC 9457 problem details, with the Error body's `code` as an extension member. */
@@ -22,7 +31,8 @@ export interface ProblemDetails {
 
 /**
  * The problem details of a gateway error: the draft's types for 429 (`quota-exceeded`, and
- * `abnormal-usage-detected` for a banned key) and 503 (`temporary-reduced-capacity`); every other
+ * `abnormal-usage-detected` for a banned key; the gateway's own for the per-address budget of
+ * requests without a valid key or operation) and 503 (`temporary-reduced-capacity`); every other
  * code is `about:blank` with its status's reason phrase as the title, as RFC 9457 asks.
  */
 export function problemDetails(code: ErrorCode, message?: string, violatedPolicies?: readonly string[]): ProblemDetails {
@@ -30,11 +40,13 @@ export function problemDetails(code: ErrorCode, message?: string, violatedPolici
   const known =
     code === 'rate_limited' || code === 'quota_exhausted' || code === 'operation_limited'
       ? PROBLEM_TYPES.quotaExceeded
-      : code === 'key_banned'
-        ? PROBLEM_TYPES.abnormalUsageDetected
-        : status === 503
-          ? PROBLEM_TYPES.temporaryReducedCapacity
-          : undefined;
+      : code === 'anonymous_rate_limited'
+        ? PROBLEM_TYPES.anonymousBudgetExceeded
+        : code === 'key_banned'
+          ? PROBLEM_TYPES.abnormalUsageDetected
+          : status === 503
+            ? PROBLEM_TYPES.temporaryReducedCapacity
+            : undefined;
   const problem: ProblemDetails = {
     type: known?.type ?? 'about:blank',
     title: known?.title ?? STATUS_CODES[status] ?? 'Error',
@@ -42,7 +54,9 @@ export function problemDetails(code: ErrorCode, message?: string, violatedPolici
     detail: message ?? ERRORS[code].message,
     code,
   };
-  return known === PROBLEM_TYPES.quotaExceeded && violatedPolicies !== undefined && violatedPolicies.length > 0
+  return (known === PROBLEM_TYPES.quotaExceeded || known === PROBLEM_TYPES.anonymousBudgetExceeded) &&
+    violatedPolicies !== undefined &&
+    violatedPolicies.length > 0
     ? { ...problem, 'violated-policies': violatedPolicies }
     : problem;
 }

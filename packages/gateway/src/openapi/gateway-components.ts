@@ -154,7 +154,7 @@ export const GATEWAY_RESPONSES: Record<
     name: 'TooManyRequests',
     example: 'rate_limited',
     description:
-      'Rate limit exceeded (`rate_limited`), the monthly quota used up (`quota_exhausted`, until the month ends), the operation at its ceiling for all callers (`operation_limited`), or the key temporarily banned (`key_banned`). Retry after `Retry-After` seconds; a banned key that keeps sending stays banned.',
+      'Rate limit exceeded (`rate_limited`), the monthly quota used up (`quota_exhausted`, until the month ends), the operation at its ceiling for all callers (`operation_limited`), the key temporarily banned (`key_banned`), or, for requests without a valid key or to no operation, the budget of the client address for them (`anonymous_rate_limited`). Retry after `Retry-After` seconds; a banned key that keeps sending stays banned.',
     headers: ['Retry-After'],
   },
   '502': { name: 'BadGateway', description: 'The backend could not be reached or answered invalidly (`bad_gateway`).', headers: [], example: 'bad_gateway' },

@@ -66,6 +66,17 @@ function refusalOf(decision: RateDecision): { code: ErrorCode; message: string |
   }
   const never = decision.retryAt === undefined ? 'This request exceeds what the plan can ever admit; retrying will not help.' : undefined;
   const binding = decision.binding;
+  if (decision.policy.anonymous === true) {
+    // Charged for a request without a valid key or operation (a typo in the path, a wrong key):
+    // say so, or a client with a good key reads it as its own plan's refusal.
+    const budget = binding === undefined ? '' : ` (${binding.limit} a ${binding.name})`;
+    return {
+      code: 'anonymous_rate_limited',
+      message:
+        never ??
+        `Too many requests from this address without a valid API key or to no operation${budget}: this is the address's budget for such requests, not an API key's limit. Check the path and the key; retry after the time in Retry-After.`,
+    };
+  }
   if (binding?.layer !== undefined) {
     return { code: 'operation_limited', message: never ?? `${binding.layer} is at its ceiling for all callers (${binding.limit} a ${binding.name}).` };
   }

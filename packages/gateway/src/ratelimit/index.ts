@@ -1,5 +1,5 @@
 export { exhaustedWindows, rateLimitHeaders, retryAfterSeconds } from './headers.js';
-export { createMemoryLimiter, type MemoryLimiterOptions } from './memory-limiter.js';
+export { createMemoryLimiter, DEFAULT_MAX_ADDRESSES, type MemoryLimiterOptions } from './memory-limiter.js';
 export { accountKey, anonymousKey, anonymousSubject, limitSubject, usageKey, type KeyHolder, type LimitKey } from './limit-key.js';
 export { createPlans, PlansFile, readPlansFile, type Plans } from './plans.js';
 export {

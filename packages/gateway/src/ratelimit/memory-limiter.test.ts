@@ -64,3 +64,56 @@ test('seeding again with the same count adds nothing, and a larger count tops it
   limiter.seed(acme, new Map([['minute', 40]]));
   assert.equal(await admitted(limiter, 'again', 30), 10, '20 of 30 counted: 10 left');
 });
+
+// Issue 29, point 10: the anonymous addresses' counters are a table of a bounded size, the address
+// least recently seen forgotten first, and no account's counters are ever forgotten for it.
+const ANONYMOUS: Policy = {
+  ...FREE,
+  name: 'anonymous',
+  anonymous: true,
+  windows: FREE.windows.map((w) => ({ ...w, limit: w.name === 'minute' ? 30 : w.limit })),
+};
+const fromAddress = (limiter: ReturnType<typeof createMemoryLimiter>, address: string) =>
+  limiter.check({ subject: `ip:${address}`, keyId: undefined, policy: ANONYMOUS });
+
+test('past maxAddresses, the address least recently seen is forgotten first', async () => {
+  let now = 1_800_000_000_000;
+  const limiter = createMemoryLimiter({ now: () => now, maxAddresses: 3 });
+  for (const address of ['10.0.0.1', '10.0.0.2', '10.0.0.3']) {
+    for (let i = 0; i < 5; i++) await fromAddress(limiter, address);
+    now += 10;
+  }
+  await fromAddress(limiter, '10.0.0.1'); // seen again: now the most recent
+  now += 10;
+  await fromAddress(limiter, '10.0.0.4'); // the table is full: 10.0.0.2 goes
+  assert.equal(limiter.addresses(), 3);
+  assert.equal((await fromAddress(limiter, '10.0.0.1')).windows[0]?.remaining, 30 - 7, '10.0.0.1 kept its counters');
+  assert.equal((await fromAddress(limiter, '10.0.0.3')).windows[0]?.remaining, 30 - 6, '10.0.0.3 kept its counters');
+  // 10.0.0.4 is now the least recently seen; 10.0.0.2 comes back with a fresh budget and evicts it.
+  assert.equal((await fromAddress(limiter, '10.0.0.2')).windows[0]?.remaining, 30 - 1, '10.0.0.2 was forgotten');
+  assert.equal((await fromAddress(limiter, '10.0.0.4')).windows[0]?.remaining, 30 - 1, '10.0.0.4 was forgotten next');
+  assert.equal(limiter.addresses(), 3);
+});
+
+test('a flood of addresses never evicts an account, a usage limit or a ceiling', async () => {
+  const limiter = createMemoryLimiter({ now: () => 1_800_000_000_000, maxAddresses: 50 });
+  const ceiling = { subject: 'op:listPets', policy: { ...FREE, name: 'listPets' } };
+  assert.equal(await admitted(limiter, 'acme', 10), 10);
+  await limiter.check({ subject: 'bob', keyId: undefined, policy: FREE, layers: [ceiling] });
+  for (let i = 0; i < 5_000; i++) await fromAddress(limiter, `198.51.${i >> 8}.${i & 255}`);
+  assert.equal(limiter.addresses(), 50);
+  assert.equal(limiter.size(), 53, 'acme, bob and the ceiling, and 50 addresses');
+  assert.equal((await limiter.check({ subject: 'acme', keyId: undefined, policy: FREE })).windows[0]?.remaining, 60 - 11);
+  const bob = await limiter.check({ subject: 'bob', keyId: undefined, policy: FREE, layers: [ceiling] });
+  assert.equal(bob.windows.find((w) => w.layer === 'listPets' && w.name === 'minute')?.remaining, 60 - 2);
+});
+
+test('a limited address stays limited while the table has room for it', async () => {
+  let now = 1_800_000_000_000;
+  const limiter = createMemoryLimiter({ now: () => now, maxAddresses: 1000 });
+  for (let i = 0; i < 30; i++) await fromAddress(limiter, '203.0.113.5');
+  assert.equal((await fromAddress(limiter, '203.0.113.5')).allowed, false);
+  for (let i = 0; i < 998; i++) await fromAddress(limiter, `198.18.${i >> 8}.${i & 255}`);
+  now += 1000;
+  assert.equal((await fromAddress(limiter, '203.0.113.5')).allowed, false, '999 addresses of 1,000: still refused');
+});

@@ -1,6 +1,6 @@
 import { createCalendar, type Calendar } from './calendar.js';
 import { decision, type Limiter, type LimitRequest, type Policy, type RateDecision, type WindowReading } from './policy.js';
-import { emptyWindow, type WindowState } from './sliding-window.js';
+import { clearWindow, emptyWindow, type WindowState } from './sliding-window.js';
 import { bring, charge, lengthOf, resetOf, retryOf, type Position } from './window-state.js';
 
 export interface MemoryLimiterOptions {
@@ -10,11 +10,30 @@ export interface MemoryLimiterOptions {
   readonly share?: number;
   /** The months of monthly quotas (`QUOTA_TIME_ZONE`); UTC by default. */
   readonly calendar?: Calendar;
+  /**
+   * Anonymous client addresses whose counters are kept at most (`RATE_LIMIT_MAX_ADDRESSES`): past
+   * it, the address least recently seen is forgotten first. Accounts, usage limits and ceilings
+   * are never forgotten for it (keys and operations are the operator's, addresses the world's).
+   */
+  readonly maxAddresses?: number;
 }
+
+/** `RATE_LIMIT_MAX_ADDRESSES`' default: about 8 MB of counters (about 400 bytes an address), 35 MB of RSS at most with the garbage it makes. */
+export const DEFAULT_MAX_ADDRESSES = 20_000;
 
 interface Strikes {
   count: number;
   expiresAt: number;
+}
+
+/** One subject's windows, by name, and when a request last touched them. */
+interface Entry {
+  minute: WindowState | undefined;
+  day: WindowState | undefined;
+  month: WindowState | undefined;
+  touched: number;
+  /** How long it is kept after `touched`: as long as its longest window. */
+  keptMs: number;
 }
 
 /** A window of a layer, brought to the decision's moment. */
@@ -36,7 +55,10 @@ const MONTH_KEPT_MS = 32 * 86_400_000;
  * away: the same algorithm and the same answers as the Redis script, in a Map.
  */
 export interface MemoryLimiter extends Limiter {
+  /** Subjects whose counters are kept (accounts, addresses, usage limits, ceilings). */
   readonly size: () => number;
+  /** Of them, anonymous client addresses (at most `maxAddresses`). */
+  readonly addresses: () => number;
   /**
    * Counts what another limiter admitted for `request.subject`: after it, each window holds at
    * least this limiter's share of `used[name]` (rounded up), in the current bucket. The `local`
@@ -49,14 +71,18 @@ export function createMemoryLimiter(options: MemoryLimiterOptions = {}): MemoryL
   const now = options.now ?? Date.now;
   const share = options.share ?? 1;
   const calendar = options.calendar ?? createCalendar();
-  const windows = new Map<string, { state: WindowState; touched: number; keptMs: number }>();
+  const maxAddresses = options.maxAddresses ?? DEFAULT_MAX_ADDRESSES;
+  // Two tables: the addresses' in order of last use (a touch moves one to the end), so the one
+  // least recently seen is the first key; everything else, which is never evicted.
+  const subjects = new Map<string, Entry>();
+  const addresses = new Map<string, Entry>();
   const bans = new Map<string, number>();
   const strikes = new Map<string, Strikes>();
   let checks = 0;
 
   /** Forgets what nobody touched for longer than its window: memory stays bounded by activity. */
   function sweep(at: number): void {
-    for (const [key, entry] of windows) if (at - entry.touched > entry.keptMs) windows.delete(key);
+    for (const table of [subjects, addresses]) for (const [key, entry] of table) if (at - entry.touched > entry.keptMs) table.delete(key);
     for (const [key, until] of bans) if (until <= at) bans.delete(key);
     for (const [key, entry] of strikes) if (entry.expiresAt <= at) strikes.delete(key);
   }
@@ -67,21 +93,49 @@ export function createMemoryLimiter(options: MemoryLimiterOptions = {}): MemoryL
   }
 
   /**
+   * Forgets the address least recently seen, and returns its entry emptied, for the next address:
+   * under a flood of new addresses no entry is left for the garbage collector, which would let
+   * the heap grow (entries that lived long enough to be promoted are collected late).
+   */
+  function evictOldest(): Entry {
+    const [oldest, entry] = addresses.entries().next().value as [string, Entry];
+    addresses.delete(oldest);
+    for (const state of [entry.minute, entry.day, entry.month]) if (state !== undefined) clearWindow(state);
+    return entry;
+  }
+
+  /** The subject's entry, touched at `at` (made when new; an address moved to the end of its table). */
+  function touch(subject: string, anonymous: boolean, at: number): Entry {
+    const table = anonymous ? addresses : subjects;
+    let entry = table.get(subject);
+    if (entry === undefined) {
+      if (anonymous && addresses.size >= maxAddresses) entry = evictOldest();
+      else entry = { minute: undefined, day: undefined, month: undefined, touched: at, keptMs: 0 };
+    } else if (anonymous) {
+      addresses.delete(subject);
+    } else {
+      entry.touched = at;
+      return entry;
+    }
+    table.set(subject, entry);
+    entry.touched = at;
+    return entry;
+  }
+
+  /**
    * A subject's windows brought to `at`. For a peek, copies: dropping what left the window is the
    * only change it would make, and it makes none.
    */
-  function countedOf(subject: string, policy: Policy, at: number, peek: boolean, layer: number, layerName?: string): Counted[] {
+  function countedOf(subject: string, anonymous: boolean, policy: Policy, at: number, peek: boolean, layer: number, layerName?: string): Counted[] {
+    const entry = peek ? (anonymous ? addresses : subjects).get(subject) : touch(subject, anonymous, at);
     return policy.windows.map((window) => {
-      const key = `${subject}\u0000${window.name}`;
-      let entry = windows.get(key);
-      let state: WindowState;
+      let state = entry?.[window.name];
       if (peek) {
-        state = entry === undefined ? emptyWindow() : { ...entry.state, counts: new Map(entry.state.counts) };
-      } else {
+        state = state === undefined ? emptyWindow() : { ...state, counts: state.counts.slice() };
+      } else if (state === undefined) {
+        state = (entry as Entry)[window.name] = emptyWindow();
         const keptMs = window.name === 'month' ? MONTH_KEPT_MS : window.windowMs;
-        if (entry === undefined) windows.set(key, (entry = { state: emptyWindow(), touched: at, keptMs }));
-        entry.touched = at;
-        state = entry.state;
+        if (keptMs > (entry as Entry).keptMs) (entry as Entry).keptMs = keptMs;
       }
       return { window, state, position: bring(window, state, at, calendar), layer, layerName };
     });
@@ -102,7 +156,7 @@ export function createMemoryLimiter(options: MemoryLimiterOptions = {}): MemoryL
   return {
     seed(request, used) {
       const at = now();
-      for (const { window, state, position } of countedOf(request.subject, scaled(request.policy), at, false, 0)) {
+      for (const { window, state, position } of countedOf(request.subject, request.policy.anonymous === true, scaled(request.policy), at, false, 0)) {
         const target = Math.min(window.limit, Math.ceil((used.get(window.name) ?? 0) * share));
         if (target > state.total) charge(state, position, target - state.total);
       }
@@ -114,9 +168,9 @@ export function createMemoryLimiter(options: MemoryLimiterOptions = {}): MemoryL
       const policy = scaled(request.policy);
       const cost = request.cost ?? 1;
       const shadow = request.shadow === true;
-      const counted = countedOf(request.subject, policy, at, peek, 0);
+      const counted = countedOf(request.subject, policy.anonymous === true, policy, at, peek, 0);
       if (request.layers !== undefined) {
-        request.layers.forEach((layer, i) => counted.push(...countedOf(layer.subject, scaled(layer.policy), at, peek, i + 1, layer.policy.name)));
+        request.layers.forEach((layer, i) => counted.push(...countedOf(layer.subject, false, scaled(layer.policy), at, peek, i + 1, layer.policy.name)));
       }
       const made = (kind: 'allowed' | 'limited' | 'banned', retryAt: number | undefined, binding?: Counted, inShadow = false) => {
         const windows = counted.map((c) => readingOf(c, at));
@@ -153,7 +207,8 @@ export function createMemoryLimiter(options: MemoryLimiterOptions = {}): MemoryL
       if (!peek) for (const c of counted) if (!(inShadow && c.layer === 0)) charge(c.state, c.position, c.layer === 0 ? cost : 1);
       return made('allowed', undefined, inShadow ? own?.binding : undefined, inShadow);
     },
-    size: () => windows.size,
+    size: () => subjects.size + addresses.size,
+    addresses: () => addresses.size,
   };
 }
 

@@ -1,5 +1,5 @@
 import { watchFile } from '../sources/watched-file.js';
-import type { KeyHolder } from './limit-key.js';
+import { ceilingSubject, type KeyHolder } from './limit-key.js';
 import { readPlansFile, type PlansContext, type PlansFile } from './plans-file.js';
 import { BUCKETS_PER_WINDOW, DAY_MS, minuteAndDay, MINUTE_MS, monthWindow, type BanPolicy, type Layer, type Policy, type WindowPolicy } from './policy.js';
 
@@ -47,7 +47,7 @@ export function createPlans(file: string, options: PlansOptions = {}) {
   /** The ceiling of `operationId` as a layer (`op:<operationId>`), its windows named after it. */
   const ceilingOf = (p: PlansFile, operationId: string): Layer[] => {
     const ceiling = p.operations[operationId];
-    return ceiling === undefined ? [] : [{ subject: `op:${operationId}`, policy: { name: operationId, windows: windowsOf(ceiling), ban: undefined } }];
+    return ceiling === undefined ? [] : [{ subject: ceilingSubject(operationId), policy: { name: operationId, windows: windowsOf(ceiling), ban: undefined } }];
   };
   /**
    * A key's terms for a request of `operationId`. The account's terms first (its plan, its own
@@ -71,6 +71,7 @@ export function createPlans(file: string, options: PlansOptions = {}) {
     };
   };
   let remembered: { file: PlansFile | undefined; terms: WeakMap<KeyHolder, Map<string, KeyTerms>> } = { file: undefined, terms: new WeakMap() };
+  let anonymous: { file: PlansFile | undefined; policy: Policy } = { file: undefined, policy: minuteAndDay('anonymous', 0, 0) };
   const terms = {
     /** A key's terms for a request of `operationId` (see `termsOf`), the same object while nothing changed. */
     forKey(holder: KeyHolder, operationId: string | undefined): KeyTerms {
@@ -99,10 +100,11 @@ export function createPlans(file: string, options: PlansOptions = {}) {
       const p = current();
       return p.plans[p.accounts[holder.subject]?.plan ?? holder.plan]?.cost ?? {};
     },
-    /** The policy of a request without a valid key. */
+    /** The policy of a request without a valid key, the same object while the file is unchanged. */
     anonymous(): Policy {
-      const { minute, day } = current().anonymous;
-      return minuteAndDay('anonymous', minute, day);
+      const p = current();
+      if (anonymous.file !== p) anonymous = { file: p, policy: { ...minuteAndDay('anonymous', p.anonymous.minute, p.anonymous.day), anonymous: true } };
+      return anonymous.policy;
     },
   };
   return terms;

@@ -25,6 +25,12 @@ export interface Policy {
   readonly name: string;
   readonly windows: readonly WindowPolicy[];
   readonly ban: BanPolicy | undefined;
+  /**
+   * The policy of requests without a valid key or operation, per client address: in process, its
+   * counters are the first forgotten when the table of addresses is full
+   * (`RATE_LIMIT_MAX_ADDRESSES`), and its refusal is `anonymous_rate_limited`.
+   */
+  readonly anonymous?: boolean;
 }
 
 export const BUCKETS_PER_WINDOW = 60;
@@ -151,7 +157,7 @@ export interface Layer {
 }
 
 export interface LimitRequest {
-  /** The account (`sub`), or `ip:<address>` for anonymous requests. */
+  /** Whose counters: the account (`sub`, see `accountSubject`), `ip:<address>` for anonymous requests, `usage:<jti>`. */
   readonly subject: string;
   /** The API key (`jti`), whose bans these are; anonymous requests have none. */
   readonly keyId: string | undefined;

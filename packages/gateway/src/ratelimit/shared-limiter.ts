@@ -25,6 +25,8 @@ export interface SharedLimiterOptions {
   readonly now?: () => number;
   /** The months of monthly quotas, for the local fallback (the Redis limiter has its own). */
   readonly calendar?: Calendar;
+  /** Anonymous addresses the local fallback keeps counters of at most (`RATE_LIMIT_MAX_ADDRESSES`). */
+  readonly maxAddresses?: number;
   /**
    * The deny-list's local copy, for requests that ask their key's revocation in the limit's round
    * trip (`checkRevoked`): it answers when Redis does not, and learns each key Redis finds revoked.
@@ -74,6 +76,7 @@ export function createSharedLimiter(options: SharedLimiterOptions): Limiter {
     now,
     share: options.onFailure === 'local' ? options.localShare : 1,
     ...(options.calendar === undefined ? {} : { calendar: options.calendar }),
+    ...(options.maxAddresses === undefined ? {} : { maxAddresses: options.maxAddresses }),
   });
   const denials = new Map<string, Denial>();
   const guarded = createCircuitBreaker({ failuresToOpen: FAILURES_TO_OPEN, openMs: OPEN_MS, now });

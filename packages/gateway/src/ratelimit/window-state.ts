@@ -1,6 +1,6 @@
 import type { Calendar } from './calendar.js';
 import type { WindowPolicy } from './policy.js';
-import { admit, advance, bucketOf, resetAt, retryAt, type WindowState } from './sliding-window.js';
+import { admit, advance, bucketOf, clearWindow, resetAt, retryAt, type WindowState } from './sliding-window.js';
 
 /**
  * A window of either kind brought to a moment, for the in-process limiter: a sliding window
@@ -25,8 +25,7 @@ export function bring(window: WindowPolicy, state: WindowState, at: number, cale
   }
   const month = calendar.monthOf(at);
   if (state.last < month.start) {
-    state.counts.clear();
-    state.total = 0;
+    clearWindow(state);
     state.first = state.last = month.start;
     return { current: month.start, end: month.end };
   }

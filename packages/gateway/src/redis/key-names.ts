@@ -13,7 +13,7 @@ export function redisKeyNames(prefix: string) {
     /**
      * One account's rate-limit counters, bans and strikes, one MessagePack string (expires when
      * idle; older releases kept a hash, converted on first use); the account
-     * (`sub`, or `ip:<address>` for anonymous clients) is its hash tag, so the script that uses it
+     * (its subject, `limitSubject`: `sub`, `ip:<address>`, `op:<operationId>`…) is its hash tag, so the script that uses it
      * runs on Redis Cluster.
      */
     limits: (subject: string) => `${prefix}:{${tag(subject)}}:rl`,

@@ -45,7 +45,8 @@ export function createRateLimitingFromConfig(config: GatewayConfig['rateLimits']
   });
   const now = deps.now ?? Date.now;
   const calendar = createCalendar(config.quotaTimeZone);
-  if (deps.redis === undefined) return createRateLimiting(createMemoryLimiter({ now, calendar }), plans);
+  const { maxAddresses } = config;
+  if (deps.redis === undefined) return createRateLimiting(createMemoryLimiter({ now, calendar, maxAddresses }), plans);
   const { revocations } = deps.redis;
   const shared = createRedisLimiter(deps.redis.client, {
     prefix: deps.redis.prefix,
@@ -61,6 +62,7 @@ export function createRateLimitingFromConfig(config: GatewayConfig['rateLimits']
     denyCacheMs: config.denyCacheMs,
     now,
     calendar,
+    maxAddresses,
     revocations,
   });
   return createRateLimiting(limiter, plans, { checksRevocation: revocations !== undefined });

@@ -20,6 +20,8 @@ export interface TestPlans {
   /** Left out, the file has no `ban` (the shipped file has one: tests say which they want). */
   readonly ban?: { readonly strikes: number; readonly strikeWindowSeconds: number; readonly banSeconds: number };
   readonly accounts?: Readonly<Record<string, TestLimits>>;
+  /** Ceilings per operation, shared by every caller (left out: none). */
+  readonly operations?: Readonly<Record<string, TestLimits>>;
 }
 
 /** The shipped plans' limits (packages/gateway/plans/plans.json), which most tests count against. */
@@ -42,6 +44,7 @@ export function writePlansFile(overrides: TestPlans = {}): string {
     anonymous: overrides.anonymous ?? { minute: 30, day: 1000 },
     ...(overrides.ban === undefined ? {} : { ban: overrides.ban }),
     accounts: overrides.accounts ?? {},
+    ...(overrides.operations === undefined ? {} : { operations: overrides.operations }),
   };
   writeFileSync(file, JSON.stringify(content));
   return file;

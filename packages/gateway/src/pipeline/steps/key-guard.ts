@@ -1,5 +1,5 @@
 import { publishAuthOutcome, type AuthOutcomeEvent } from '../../events/index.js';
-import { anonymousKey, heldDecision, limitSubject, type RateDecision, type RateLimiting } from '../../ratelimit/index.js';
+import { anonymousKey, DEFAULT_MAX_ADDRESSES, heldDecision, limitSubject, type RateDecision, type RateLimiting } from '../../ratelimit/index.js';
 import type { Answer } from '../answer.js';
 import { unauthorized } from '../auth-answers.js';
 import { clientOf, type Exchange } from '../exchange.js';
@@ -7,7 +7,6 @@ import { applyLimit } from '../limit-decision.js';
 
 /** Signature checks a second for an address refused under the anonymous limit. */
 export const VERIFICATIONS_PER_SECOND = 10;
-const MAX_REMEMBERED = 100_000;
 
 /**
  * The guard against key guessing, whole: every request without a valid key (no operation at its
@@ -49,7 +48,12 @@ export function settleAuth(x: Exchange, outcome: AuthOutcomeEvent['outcome'], ti
   publishAuthOutcome({ request: x.record, outcome, ...timing });
 }
 
-export function createKeyGuard(rateLimiting: RateLimiting | undefined, now: () => number): KeyGuard {
+/**
+ * `maxRemembered`: refused addresses remembered at most (`RATE_LIMIT_MAX_ADDRESSES`, as the
+ * in-process limiter's table): past it the memory starts again, so a flood of addresses that each
+ * get refused costs a bounded amount of memory too.
+ */
+export function createKeyGuard(rateLimiting: RateLimiting | undefined, now: () => number, maxRemembered = DEFAULT_MAX_ADDRESSES): KeyGuard {
   const refusals = new Map<string, Refusal>();
 
   async function decideAnonymous(limits: RateLimiting, ip: string): Promise<RateDecision> {
@@ -66,7 +70,7 @@ export function createKeyGuard(rateLimiting: RateLimiting | undefined, now: () =
     if (known !== undefined) {
       Object.assign(known, { decision, cachedAt: at, endsAt }); // its check budget carries on
     } else {
-      if (refusals.size >= MAX_REMEMBERED) refusals.clear();
+      if (refusals.size >= maxRemembered) refusals.clear();
       refusals.set(subject, { decision, cachedAt: at, endsAt, checks: 0, checksSince: at });
     }
     return decision;
