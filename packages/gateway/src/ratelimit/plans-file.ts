@@ -1,6 +1,13 @@
 import { z } from 'zod';
 import { readJsonFile } from '../sources/read-json-file.js';
 
+/**
+ * `record[name]` when the record has it as its own: a name from a file or a key (`constructor`,
+ * `__proto__`, `toString`) must never find what every object inherits.
+ */
+export const own = <T>(record: Readonly<Record<string, T>> | undefined, name: string): T | undefined =>
+  record !== undefined && Object.hasOwn(record, name) ? record[name] : undefined;
+
 /** RFC 9651 integers have at most 15 digits: a larger limit would make `RateLimit-Policy` invalid. */
 const MAX_LIMIT = 999_999_999_999_999;
 
@@ -62,7 +69,7 @@ export const PlansFile = z
   })
   .superRefine((file, context) => {
     for (const [account, terms] of Object.entries(file.accounts)) {
-      if (terms.plan !== undefined && file.plans[terms.plan] === undefined) {
+      if (terms.plan !== undefined && own(file.plans, terms.plan) === undefined) {
         context.addIssue({ code: 'custom', path: ['accounts', account, 'plan'], message: `names no plan of the file (${terms.plan})` });
       }
     }

@@ -125,3 +125,39 @@ test('plans as data: months, ceilings, accounts on other plans, shadow; what the
   writeFileSync(file, JSON.stringify({ ...base, accounts: { lost: { plan: 'gold' } } }));
   assert.match(problems({}), /accounts\.lost\.plan: names no plan of the file \(gold\)/);
 });
+
+test('an account on a plan named like an Object.prototype member is refused, at start and at reload', () => {
+  const file = join(temporaryDir('plans-'), 'plans.json');
+  const base = readPlansFile(SHIPPED);
+  const withAccount = (plan: string) => writeFileSync(file, JSON.stringify({ ...base, accounts: { acme: { plan } } }));
+  for (const name of ['constructor', 'toString', '__proto__', 'valueOf', 'hasOwnProperty']) {
+    withAccount(name);
+    assert.throws(
+      () => createPlans(file),
+      (error: Error) => error.message.includes(`accounts.acme.plan: names no plan of the file (${name})`),
+      `${name} at start`,
+    );
+    withAccount('pro');
+    const plans = createPlans(file);
+    assert.equal(plans.forKey(identity('free'), undefined).policy.name, 'pro');
+    withAccount(name);
+    const kept = plans.forKey(identity('free'), undefined);
+    assert.deepEqual([kept.policy.name, limitsOf(kept.policy)], ['pro', { minute: 300, day: 10000 }], `${name} at reload: the last good plans stay`);
+  }
+});
+
+test('keys, accounts and operations named like Object.prototype members get their plan, never an inherited one', () => {
+  const file = join(temporaryDir('plans-'), 'plans.json');
+  const base = readPlansFile(SHIPPED);
+  writeFileSync(file, JSON.stringify({ ...base, plans: { ...base.plans, free: { minute: 60, day: 1000, cost: { createPet: 2 } } } }));
+  const plans = createPlans(file);
+  for (const name of ['constructor', 'toString', '__proto__', 'valueOf', 'hasOwnProperty']) {
+    const terms = plans.forKey(identity('free', name), name);
+    assert.deepEqual(
+      [terms.policy.name, limitsOf(terms.policy), terms.cost, terms.shadow, terms.layers],
+      ['free', { minute: 60, day: 1000 }, 1, false, []],
+      name,
+    );
+    assert.deepEqual(plans.costs(identity('free', name)), { createPet: 2 }, name);
+  }
+});

@@ -1,6 +1,6 @@
 import { watchFile } from '../sources/watched-file.js';
 import type { KeyHolder } from './limit-key.js';
-import { readPlansFile, type PlansContext, type PlansFile } from './plans-file.js';
+import { own, readPlansFile, type PlansContext, type PlansFile } from './plans-file.js';
 import { BUCKETS_PER_WINDOW, DAY_MS, minuteAndDay, MINUTE_MS, monthWindow, type BanPolicy, type Layer, type Policy, type WindowPolicy } from './policy.js';
 
 export { PlansFile, readPlansFile } from './plans-file.js';
@@ -46,7 +46,7 @@ export function createPlans(file: string, options: PlansOptions = {}) {
   const current = () => watched.current();
   /** The ceiling of `operationId` as a layer (`op:<operationId>`), its windows named after it. */
   const ceilingOf = (p: PlansFile, operationId: string): Layer[] => {
-    const ceiling = p.operations[operationId];
+    const ceiling = own(p.operations, operationId);
     return ceiling === undefined ? [] : [{ subject: `op:${operationId}`, policy: { name: operationId, windows: windowsOf(ceiling), ban: undefined } }];
   };
   /**
@@ -54,9 +54,9 @@ export function createPlans(file: string, options: PlansOptions = {}) {
    * limits), then the limits signed into the key, then its plan's, window by window.
    */
   const termsOf = (p: PlansFile, holder: KeyHolder, operationId: string | undefined): KeyTerms => {
-    const account = p.accounts[holder.subject];
+    const account = own(p.accounts, holder.subject);
     const name = account?.plan ?? holder.plan;
-    const plan = p.plans[name] ?? (p.plans[holder.plan] as PlansFile['plans'][string]);
+    const plan = own(p.plans, name) ?? (own(p.plans, holder.plan) as PlansFile['plans'][string]);
     const signed = holder.limits;
     const windows = windowsOf({
       minute: account?.minute ?? signed?.minute ?? plan.minute,
@@ -65,7 +65,7 @@ export function createPlans(file: string, options: PlansOptions = {}) {
     });
     return {
       policy: { name, windows, ban: banOf(plan, p.ban) },
-      cost: operationId === undefined ? 1 : (plan.cost?.[operationId] ?? 1),
+      cost: operationId === undefined ? 1 : (own(plan.cost, operationId) ?? 1),
       shadow: account?.shadow ?? (plan.shadow === true || options.shadowPlans?.has(name) === true),
       layers: operationId === undefined ? [] : ceilingOf(p, operationId),
     };
@@ -97,7 +97,7 @@ export function createPlans(file: string, options: PlansOptions = {}) {
     /** The units each operation costs on the key's plan, where it is not 1. */
     costs(holder: KeyHolder): Readonly<Record<string, number>> {
       const p = current();
-      return p.plans[p.accounts[holder.subject]?.plan ?? holder.plan]?.cost ?? {};
+      return own(p.plans, own(p.accounts, holder.subject)?.plan ?? holder.plan)?.cost ?? {};
     },
     /** The policy of a request without a valid key. */
     anonymous(): Policy {
