@@ -161,3 +161,27 @@ test('keys, accounts and operations named like Object.prototype members get thei
     assert.deepEqual(plans.costs(identity('free', name)), { createPet: 2 }, name);
   }
 });
+
+test("a cost above a window of an account's own is refused, naming the account, the operation and the window, at start and at reload", () => {
+  const file = join(temporaryDir('plans-'), 'plans.json');
+  const base = readPlansFile(SHIPPED);
+  const write = (accounts: Record<string, object>) =>
+    writeFileSync(file, JSON.stringify({ ...base, plans: { ...base.plans, free: { minute: 60, day: 1000, cost: { createPet: 5 } } }, accounts }));
+  const tooSmall = { small: { plan: 'free', minute: 4 }, keyPlan: { month: 3 } };
+  write(tooSmall);
+  assert.throws(
+    () => createPlans(file),
+    (error: Error) =>
+      error.message.includes("accounts.small.minute: 4 is less than createPet's cost on plan free (5 units)") &&
+      error.message.includes("accounts.keyPlan.month: 3 is less than createPet's cost on plan free (5 units)"),
+  );
+  write({ small: { plan: 'free', minute: 5 }, blocked: { minute: 0 } });
+  const plans = createPlans(file);
+  assert.deepEqual(
+    limitsOf(plans.forIdentity(identity('free', 'small'))),
+    { minute: 5, day: 1000 },
+    'a cost equal to the window fits; a window of 0 refuses all',
+  );
+  write(tooSmall);
+  assert.deepEqual(limitsOf(plans.forIdentity(identity('free', 'small'))), { minute: 5, day: 1000 }, 'at reload the last good plans stay');
+});
