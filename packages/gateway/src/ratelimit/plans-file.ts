@@ -68,6 +68,12 @@ function costsFitAccount(file: z.infer<typeof PlansShape>, account: string, term
   }
 }
 
+/**
+ * At most this many ceilings: `GET /v1/usage` reads every one (in Redis, in one script call) and
+ * lists it in its body, about 70 bytes each.
+ */
+export const MAX_CEILINGS = 5_000;
+
 /** A ceiling on one operation, shared by every caller: at least one window. */
 const Ceiling = z
   .strictObject({ minute: count.optional(), day: count.optional(), month: count.optional() })
@@ -86,7 +92,10 @@ const PlansShape = z.strictObject({
   /** The plans API keys name (each required), and any other an account may be given. */
   plans: z.strictObject({ free: PlanEntry, pro: PlanEntry, business: PlanEntry, enterprise: PlanEntry }).catchall(PlanEntry),
   /** Ceilings per operation, shared by all callers: a layer above every key's plan. */
-  operations: z.record(z.string().min(1), Ceiling).default({}),
+  operations: z
+    .record(z.string().min(1), Ceiling)
+    .refine((ceilings) => Object.keys(ceilings).length <= MAX_CEILINGS, `has more than ${MAX_CEILINGS} ceilings (GET /v1/usage reads and lists each)`)
+    .default({}),
   /** For requests without a valid key, per client IP (IPv6 per /64): key guessing is limited too. */
   anonymous: Limits,
   /** Default ban policy; a plan may carry its own. */

@@ -6,6 +6,7 @@ import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import type { Identity } from '../auth/index.js';
 import { anonymousSubject } from './limit-key.js';
+import { MAX_CEILINGS } from './plans-file.js';
 import { createPlans, readPlansFile } from './plans.js';
 
 const SHIPPED = fileURLToPath(new URL('../../plans/plans.json', import.meta.url));
@@ -184,4 +185,15 @@ test("a cost above a window of an account's own is refused, naming the account, 
   );
   write(tooSmall);
   assert.deepEqual(limitsOf(plans.forIdentity(identity('free', 'small'))), { minute: 5, day: 1000 }, 'at reload the last good plans stay');
+});
+
+test('at most MAX_CEILINGS ceilings: GET /v1/usage reads and lists each', () => {
+  const file = join(temporaryDir('plans-'), 'plans.json');
+  const base = readPlansFile(SHIPPED);
+  const withCeilings = (count: number) =>
+    writeFileSync(file, JSON.stringify({ ...base, operations: Object.fromEntries(Array.from({ length: count }, (_, i) => [`op${i}`, { minute: 10 }])) }));
+  withCeilings(MAX_CEILINGS);
+  assert.equal(Object.keys(readPlansFile(file).operations).length, MAX_CEILINGS);
+  withCeilings(MAX_CEILINGS + 1);
+  assert.throws(() => readPlansFile(file), /operations: has more than 5000 ceilings/);
 });
