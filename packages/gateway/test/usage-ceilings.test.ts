@@ -1,17 +1,8 @@
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
-import { redisSkipReason, startRedis, type RedisServer } from '@animal-store/testkit';
-import {
-  createTestKeyring,
-  PROXY_TEST_PATHS,
-  startGateway,
-  startRecordingUpstream,
-  writeDocument,
-  writePlansFile,
-  type RecordingUpstream,
-  type RunningGateway,
-} from './support/index.js';
+import { redisSkipReason } from '@animal-store/testkit';
+import { PROXY_TEST_PATHS, startGateway, startLimitedStack, writeDocument, writePlansFile, type LimitedStack, type RunningGateway } from './support/index.js';
 
 // Issue 29, point 7: GET /v1/usage with thousands of operation ceilings. Its headers are the
 // plan's own windows only (they were every ceiling's: 169 KB with 3,000, which Node's client and
@@ -25,15 +16,11 @@ for (const store of ['memory', 'redis'] as const) {
     `GET /v1/usage with ${CEILINGS} ceilings, limits ${store === 'redis' ? 'in Redis' : 'in process'}`,
     { skip: store === 'redis' ? redisSkipReason() : false },
     () => {
-      let redis: RedisServer | undefined;
-      let upstream: RecordingUpstream;
+      let stack: LimitedStack;
       let gateway: RunningGateway;
-      let keyring: Awaited<ReturnType<typeof createTestKeyring>>;
 
       before(async () => {
-        if (store === 'redis') redis = await startRedis();
-        upstream = await startRecordingUpstream();
-        keyring = await createTestKeyring();
+        stack = await startLimitedStack({ redis: store === 'redis' });
         const paths: Record<string, Record<string, Record<string, unknown>>> = { ...PROXY_TEST_PATHS };
         const operations: Record<string, { minute: number }> = {};
         for (let i = 0; i < CEILINGS; i++) {
@@ -42,22 +29,15 @@ for (const store of ['memory', 'redis'] as const) {
         }
         const plans = writePlansFile();
         writeFileSync(plans, JSON.stringify({ ...JSON.parse(readFileSync(plans, 'utf8')), operations }));
-        gateway = await startGateway({
-          UPSTREAM_URL: upstream.url,
-          OPENAPI_FILE: writeDocument(paths),
-          JWKS_FILE: keyring.files.jwks,
-          PLANS_FILE: plans,
-          ...(redis === undefined ? {} : { REDIS_URL: redis.url, REDIS_COMMAND_TIMEOUT_MS: '5000' }),
-        });
+        gateway = await startGateway({ ...stack.env, OPENAPI_FILE: writeDocument(paths), PLANS_FILE: plans, REDIS_COMMAND_TIMEOUT_MS: '5000' });
       });
       after(async () => {
         await gateway?.close();
-        await upstream?.close();
-        await redis?.close();
+        await stack?.close();
       });
 
       test("its headers are the plan's windows, under 16 KB; fetch reads it; the body lists every ceiling", async (t) => {
-        const { token } = await keyring.issue({ plan: 'pro', sub: `ceilings-${store}` });
+        const { token } = await stack.keyring.issue({ plan: 'pro', sub: `ceilings-${store}` });
         const res = await fetch(`${gateway.url}/v1/usage`, { headers: { authorization: `Bearer ${token}` } });
         assert.equal(res.status, 200);
         const head = [...res.headers].reduce((bytes, [name, value]) => bytes + name.length + value.length + 4, 0);
