@@ -82,7 +82,9 @@ export function buildGateway(config: GatewayConfig, deps: BuildDeps): BuiltGatew
       batchWindowMs: config.redis.batchWindowMs,
     });
   }
+  const source = {};
   const rateLimiting = createRateLimitingFromConfig(config.rateLimits, {
+    source,
     redis:
       redis === undefined || config.redis === undefined
         ? undefined
@@ -103,7 +105,6 @@ export function buildGateway(config: GatewayConfig, deps: BuildDeps): BuiltGatew
   const readiness = redis === undefined ? [] : [redisReadiness(redis, rateLimiting?.warm)];
   // Ready once the deny-list's copy is loaded: before it, a Redis hiccup would refuse every key.
   if (revocations !== undefined) readiness.push({ name: 'revocations copy', ready: async () => revocations.copied() });
-  const source = {};
   const tracing = config.tracing === undefined ? undefined : createTracing(source, config.tracing);
   const unsubscribe = subscribeAccessLog(logger, source);
   const metrics =
@@ -119,6 +120,7 @@ export function buildGateway(config: GatewayConfig, deps: BuildDeps): BuiltGatew
                     () => true,
                     () => false,
                   ),
+          plansVersion: rateLimiting?.plansVersion,
         });
   const metricsServer = metrics === undefined ? undefined : createMetricsServer(metrics.registry);
   const server = createGateway(config, { upstream, operations, readiness, authenticate: authentication?.authenticate, rateLimiting, now, source, docs });

@@ -11,7 +11,12 @@ import { createTestKeyring, PROXY_TEST_PATHS, startRecordingUpstream, writeDocum
 const MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url));
 
 function runMain(env: Record<string, string>) {
-  return spawnSync(process.execPath, ['--import', 'tsx', MAIN], { env: { PATH: process.env.PATH, ...env }, encoding: 'utf8', timeout: 20_000 });
+  return spawnSync(process.execPath, ['--import', 'tsx', MAIN], {
+    env: { PATH: process.env.PATH, ...env },
+    encoding: 'utf8',
+    timeout: 20_000,
+    killSignal: 'SIGKILL',
+  });
 }
 
 test('an invalid configuration exits 2 and names every problem', () => {
@@ -118,4 +123,11 @@ test('npm run gateway takes relative file paths from where it was typed, not fro
     await gateway.stop();
     await upstream.close();
   }
+});
+
+test('SHADOW_PLANS naming no plan of PLANS_FILE exits 2 and names it: a typo must not enforce the plan meant to be trialled', async () => {
+  const keyring = await createTestKeyring();
+  const run = runMain({ JWKS_FILE: keyring.files.jwks, SHADOW_PLANS: 'free, nosuchplan' });
+  assert.equal(run.status, 2, run.stderr);
+  assert.match(run.stderr, /SHADOW_PLANS names no plan of PLANS_FILE \S+: nosuchplan\n/);
 });

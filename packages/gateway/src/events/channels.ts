@@ -19,6 +19,7 @@ export const CHANNELS = {
   redisHealth: 'gateway:redis:health',
   redisDegraded: 'gateway:redis:degraded',
   fileReloadFailed: 'gateway:file:reload-failed',
+  plansReload: 'gateway:plans:reload',
 } as const;
 
 export interface RequestStartEvent {
@@ -100,6 +101,31 @@ export interface FileReloadFailedEvent {
   readonly file: string;
   readonly error: unknown;
 }
+/** Which content of `PLANS_FILE` an instance keeps: what operators compare across instances. */
+export interface PlansVersion {
+  /** The first 16 hex digits of the SHA-256 of the file's bytes. */
+  readonly hash: string;
+  /** The file's modification time when it was read (ISO 8601). */
+  readonly modified: string;
+}
+/**
+ * `PLANS_FILE` changed under a running gateway: one event per outcome. `loaded`: the new content
+ * applies; `failed` (unreadable, invalid) and `missing` (the file is gone): the last good content
+ * stays. `version` is the content in force after the event.
+ */
+export interface PlansReloadEvent {
+  /** The gateway whose plans these are (its log and metrics take only its own). */
+  readonly source: object | undefined;
+  readonly outcome: 'loaded' | 'failed' | 'missing';
+  readonly file: string;
+  readonly version: PlansVersion;
+  /** `loaded`: the plans added, removed and changed, by name. */
+  readonly plans?: { readonly added: readonly string[]; readonly removed: readonly string[]; readonly changed: readonly string[] };
+  /** `loaded`: names in `SHADOW_PLANS` that the new content has no plan of. */
+  readonly shadowPlansMissing?: readonly string[];
+  /** `failed`: why. */
+  readonly error?: unknown;
+}
 
 const channels = {
   requestStart: channel(CHANNELS.requestStart),
@@ -113,6 +139,7 @@ const channels = {
   redisHealth: channel(CHANNELS.redisHealth),
   redisDegraded: channel(CHANNELS.redisDegraded),
   fileReloadFailed: channel(CHANNELS.fileReloadFailed),
+  plansReload: channel(CHANNELS.plansReload),
 };
 
 function publisher<T>(name: keyof typeof channels): (event: T) => void {
@@ -133,3 +160,4 @@ export const publishRedisCommand = publisher<RedisCommandEvent>('redisCommand');
 export const publishRedisHealth = publisher<RedisHealthEvent>('redisHealth');
 export const publishRedisDegraded = publisher<RedisDegradedEvent>('redisDegraded');
 export const publishFileReloadFailed = publisher<FileReloadFailedEvent>('fileReloadFailed');
+export const publishPlansReload = publisher<PlansReloadEvent>('plansReload');

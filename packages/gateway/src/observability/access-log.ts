@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import {
   CHANNELS,
   type FileReloadFailedEvent,
+  type PlansReloadEvent,
   type RedisDegradedEvent,
   type RedisHealthEvent,
   type RequestEndEvent,
@@ -64,6 +65,9 @@ export function subscribeAccessLog(logger: Logger, source: object, now: () => nu
     [CHANNELS.fileReloadFailed]: ({ setting, file, error }: FileReloadFailedEvent) => {
       logger.error({ err: error, file }, `${setting} could not be read again; keeping the last good content`);
     },
+    [CHANNELS.plansReload]: (event: PlansReloadEvent) => {
+      if (event.source === source) logPlansReload(logger, event);
+    },
     [CHANNELS.redisDegraded]: ({ part, policy, error }: RedisDegradedEvent) => {
       const at = now();
       if (at - (lastDegraded.get(part) ?? -Infinity) < 1000) return;
@@ -76,4 +80,21 @@ export function subscribeAccessLog(logger: Logger, source: object, now: () => nu
       else logger.warn({ err: error }, 'Redis does not answer: the failure policies apply');
     },
   });
+}
+
+/**
+ * One line per outcome of a `PLANS_FILE` change, each naming the version in force after it (the
+ * content's hash and modification time), so the lines of several instances can be compared.
+ */
+function logPlansReload(logger: Logger, { outcome, file, version, plans, shadowPlansMissing, error }: PlansReloadEvent): void {
+  const fields = { file, version: version.hash, modified: version.modified };
+  const kept = `keeping the last good content (version ${version.hash} of ${version.modified})`;
+  if (outcome === 'failed') logger.error({ ...fields, err: error }, `PLANS_FILE could not be read again; ${kept}`);
+  else if (outcome === 'missing') logger.warn(fields, `PLANS_FILE is gone; ${kept}`);
+  else if (shadowPlansMissing !== undefined)
+    logger.warn(
+      { ...fields, ...plans, shadowPlansMissing },
+      `PLANS_FILE reloaded (version ${version.hash}) without plans that SHADOW_PLANS names: ${shadowPlansMissing.join(', ')}`,
+    );
+  else logger.info({ ...fields, ...plans }, `PLANS_FILE reloaded (version ${version.hash})`);
 }

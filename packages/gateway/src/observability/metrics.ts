@@ -5,6 +5,8 @@ import {
   type AuthOutcomeEvent,
   type KeyCacheLookupEvent,
   type LimitDecisionEvent,
+  type PlansReloadEvent,
+  type PlansVersion,
   type RedisCommandEvent,
   type RequestEndEvent,
   type RequestStartEvent,
@@ -31,6 +33,8 @@ export interface MetricsProbes {
   upstreamUp(): Promise<boolean>;
   /** Asked at each scrape for `gateway_redis_up`; absent without Redis. */
   redisUp?: (() => Promise<boolean>) | undefined;
+  /** Asked at each scrape for `gateway_plans_info`; absent without rate limits. */
+  plansVersion?: (() => PlansVersion) | undefined;
 }
 
 /**
@@ -108,6 +112,29 @@ export function createMetrics(source: object, probes: MetricsProbes): { readonly
     registers,
   }).set({ version: VERSION, node_version: process.version }, 1);
 
+  const plansVersion = probes.plansVersion;
+  if (plansVersion !== undefined) {
+    new Gauge({
+      name: 'gateway_plans_info',
+      help: 'The content of PLANS_FILE in force: version is the first 16 hex digits of its SHA-256, always 1.',
+      labelNames: ['version'] as const,
+      registers,
+      collect() {
+        this.reset();
+        this.set({ version: plansVersion().hash }, 1);
+      },
+    });
+    new Gauge({
+      name: 'gateway_plans_modified_timestamp_seconds',
+      help: 'The modification time of the PLANS_FILE content in force, in Unix seconds.',
+      registers,
+      collect() {
+        this.set(Date.parse(plansVersion().modified) / 1000);
+      },
+    });
+  }
+  const plansReloads = new SeriesCounter('gateway_plans_reloads_total', 'Changes of PLANS_FILE seen, by outcome.', ['outcome'], registry);
+
   const stop = subscribeAll({
     [CHANNELS.requestStart]: ({ request }: RequestStartEvent) => {
       if (request.source === source) activeOf(methodLabel(request.method)).value += 1;
@@ -137,6 +164,9 @@ export function createMetrics(source: object, probes: MetricsProbes): { readonly
     },
     [CHANNELS.keyCacheLookup]: ({ result }: KeyCacheLookupEvent) => {
       keyCache.at(result).value += 1;
+    },
+    [CHANNELS.plansReload]: (event: PlansReloadEvent) => {
+      if (event.source === source) plansReloads.at(event.outcome).value += 1;
     },
     [CHANNELS.redisCommand]: ({ command, durationMs, ok }: RedisCommandEvent) => {
       redisCommands.observe(redisCommands.at(command, ok), durationMs / 1000);

@@ -1,5 +1,16 @@
+import { createHash } from 'node:crypto';
+import { readFileSync, statSync } from 'node:fs';
 import { z } from 'zod';
-import { readJsonFile } from '../sources/read-json-file.js';
+import { PLANS } from '../auth/claims.js';
+import type { PlansVersion } from '../events/index.js';
+import { parseJsonText } from '../sources/read-json-file.js';
+
+/**
+ * `record[name]` when the record has it as its own: a name from a file or a key (`constructor`,
+ * `__proto__`, `toString`) must never find what every object inherits.
+ */
+export const own = <T>(record: Readonly<Record<string, T>> | undefined, name: string): T | undefined =>
+  record !== undefined && Object.hasOwn(record, name) ? record[name] : undefined;
 
 /** RFC 9651 integers have at most 15 digits: a larger limit would make `RateLimit-Policy` invalid. */
 const MAX_LIMIT = 999_999_999_999_999;
@@ -32,6 +43,37 @@ const PlanEntry = z
     }
   });
 
+type AccountTerms = z.infer<typeof Account>;
+const WINDOWS = ['minute', 'day', 'month'] as const;
+
+/**
+ * A cost above a window of the account's own could never pass: that operation would be refused
+ * always, and without `Retry-After`. The account's plan is its `plan`, or else any plan a key can
+ * name. A window of 0 is left alone: it refuses everything, which is what it says.
+ */
+function costsFitAccount(file: z.infer<typeof PlansShape>, account: string, terms: AccountTerms, context: z.RefinementCtx) {
+  for (const window of WINDOWS) {
+    const limit = terms[window];
+    if (limit === undefined || limit === 0) continue;
+    for (const planName of terms.plan === undefined ? PLANS : [terms.plan]) {
+      for (const [operation, units] of Object.entries(own(file.plans, planName)?.cost ?? {})) {
+        if (units > limit)
+          context.addIssue({
+            code: 'custom',
+            path: ['accounts', account, window],
+            message: `${limit} is less than ${operation}'s cost on plan ${planName} (${units} units): the account could never call it`,
+          });
+      }
+    }
+  }
+}
+
+/**
+ * At most this many ceilings: `GET /v1/usage` reads every one (in Redis, in one script call) and
+ * lists it in its body, about 70 bytes each.
+ */
+export const MAX_CEILINGS = 5_000;
+
 /** A ceiling on one operation, shared by every caller: at least one window. */
 const Ceiling = z
   .strictObject({ minute: count.optional(), day: count.optional(), month: count.optional() })
@@ -46,27 +88,30 @@ const Account = z.strictObject({
   shadow: z.boolean().optional(),
 });
 
+const PlansShape = z.strictObject({
+  /** The plans API keys name (each required), and any other an account may be given. */
+  plans: z.strictObject({ free: PlanEntry, pro: PlanEntry, business: PlanEntry, enterprise: PlanEntry }).catchall(PlanEntry),
+  /** Ceilings per operation, shared by all callers: a layer above every key's plan. */
+  operations: z
+    .record(z.string().min(1), Ceiling)
+    .refine((ceilings) => Object.keys(ceilings).length <= MAX_CEILINGS, `has more than ${MAX_CEILINGS} ceilings (GET /v1/usage reads and lists each)`)
+    .default({}),
+  /** For requests without a valid key, per client IP (IPv6 per /64): key guessing is limited too. */
+  anonymous: Limits,
+  /** Default ban policy; a plan may carry its own. */
+  ban: Ban.optional(),
+  /** Per-account terms (custom contracts, a trial of a new plan): account → its terms. */
+  accounts: z.record(z.string().min(1), Account).default({}),
+});
+
 /** The plans file (`PLANS_FILE`): limits per plan, per operation, per anonymous client, per account. */
-export const PlansFile = z
-  .strictObject({
-    /** The plans API keys name (each required), and any other an account may be given. */
-    plans: z.strictObject({ free: PlanEntry, pro: PlanEntry, business: PlanEntry, enterprise: PlanEntry }).catchall(PlanEntry),
-    /** Ceilings per operation, shared by all callers: a layer above every key's plan. */
-    operations: z.record(z.string().min(1), Ceiling).default({}),
-    /** For requests without a valid key, per client IP (IPv6 per /64): key guessing is limited too. */
-    anonymous: Limits,
-    /** Default ban policy; a plan may carry its own. */
-    ban: Ban.optional(),
-    /** Per-account terms (custom contracts, a trial of a new plan): account → its terms. */
-    accounts: z.record(z.string().min(1), Account).default({}),
-  })
-  .superRefine((file, context) => {
-    for (const [account, terms] of Object.entries(file.accounts)) {
-      if (terms.plan !== undefined && file.plans[terms.plan] === undefined) {
-        context.addIssue({ code: 'custom', path: ['accounts', account, 'plan'], message: `names no plan of the file (${terms.plan})` });
-      }
-    }
-  });
+export const PlansFile = PlansShape.superRefine((file, context) => {
+  for (const [account, terms] of Object.entries(file.accounts)) {
+    if (terms.plan !== undefined && own(file.plans, terms.plan) === undefined) {
+      context.addIssue({ code: 'custom', path: ['accounts', account, 'plan'], message: `names no plan of the file (${terms.plan})` });
+    } else costsFitAccount(file, account, terms, context);
+  }
+});
 export type PlansFile = z.infer<typeof PlansFile>;
 
 /** What the file is checked against beyond its shape: the API's operations. */
@@ -79,7 +124,30 @@ export interface PlansContext {
 
 /** Reads and validates a plans file; throws with every problem listed. */
 export function readPlansFile(file: string, context: PlansContext = {}): PlansFile {
-  return readJsonFile(file, PlansFile.superRefine(inContext(context)), 'PLANS_FILE', 'is not valid');
+  return loadPlansFile(file, context).plans;
+}
+
+/** A plans file read and validated, with the version it is (see `loadPlansFile`). */
+export interface LoadedPlans {
+  readonly plans: PlansFile;
+  readonly version: PlansVersion;
+}
+
+/**
+ * `readPlansFile`, and which version of the file it read: the SHA-256 of its bytes (the first 16
+ * hex digits: equal on every instance that read the same content) and its modification time.
+ */
+export function loadPlansFile(file: string, context: PlansContext = {}): LoadedPlans {
+  let bytes: Buffer;
+  let modifiedMs: number;
+  try {
+    modifiedMs = statSync(file).mtimeMs;
+    bytes = readFileSync(file);
+  } catch (error) {
+    throw new Error(`PLANS_FILE ${file}: ${(error as Error).message}`);
+  }
+  const plans = parseJsonText(bytes.toString('utf8'), file, PlansFile.superRefine(inContext(context)), 'PLANS_FILE', 'is not valid');
+  return { plans, version: { hash: createHash('sha256').update(bytes).digest('hex').slice(0, 16), modified: new Date(modifiedMs).toISOString() } };
 }
 
 function inContext(context: PlansContext) {

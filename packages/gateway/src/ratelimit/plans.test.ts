@@ -6,6 +6,7 @@ import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import type { Identity } from '../auth/index.js';
 import { anonymousSubject } from './limit-key.js';
+import { MAX_CEILINGS } from './plans-file.js';
 import { createPlans, readPlansFile } from './plans.js';
 
 const SHIPPED = fileURLToPath(new URL('../../plans/plans.json', import.meta.url));
@@ -124,4 +125,75 @@ test('plans as data: months, ceilings, accounts on other plans, shadow; what the
   assert.match(problems({ noCeilings: 'needs a Redis that is not a Cluster' }), /operations\.createPet: needs a Redis that is not a Cluster/);
   writeFileSync(file, JSON.stringify({ ...base, accounts: { lost: { plan: 'gold' } } }));
   assert.match(problems({}), /accounts\.lost\.plan: names no plan of the file \(gold\)/);
+});
+
+test('an account on a plan named like an Object.prototype member is refused, at start and at reload', () => {
+  const file = join(temporaryDir('plans-'), 'plans.json');
+  const base = readPlansFile(SHIPPED);
+  const withAccount = (plan: string) => writeFileSync(file, JSON.stringify({ ...base, accounts: { acme: { plan } } }));
+  for (const name of ['constructor', 'toString', '__proto__', 'valueOf', 'hasOwnProperty']) {
+    withAccount(name);
+    assert.throws(
+      () => createPlans(file),
+      (error: Error) => error.message.includes(`accounts.acme.plan: names no plan of the file (${name})`),
+      `${name} at start`,
+    );
+    withAccount('pro');
+    const plans = createPlans(file);
+    assert.equal(plans.forKey(identity('free'), undefined).policy.name, 'pro');
+    withAccount(name);
+    const kept = plans.forKey(identity('free'), undefined);
+    assert.deepEqual([kept.policy.name, limitsOf(kept.policy)], ['pro', { minute: 300, day: 10000 }], `${name} at reload: the last good plans stay`);
+  }
+});
+
+test('keys, accounts and operations named like Object.prototype members get their plan, never an inherited one', () => {
+  const file = join(temporaryDir('plans-'), 'plans.json');
+  const base = readPlansFile(SHIPPED);
+  writeFileSync(file, JSON.stringify({ ...base, plans: { ...base.plans, free: { minute: 60, day: 1000, cost: { createPet: 2 } } } }));
+  const plans = createPlans(file);
+  for (const name of ['constructor', 'toString', '__proto__', 'valueOf', 'hasOwnProperty']) {
+    const terms = plans.forKey(identity('free', name), name);
+    assert.deepEqual(
+      [terms.policy.name, limitsOf(terms.policy), terms.cost, terms.shadow, terms.layers],
+      ['free', { minute: 60, day: 1000 }, 1, false, []],
+      name,
+    );
+    assert.deepEqual(plans.costs(identity('free', name)), { createPet: 2 }, name);
+  }
+});
+
+test("a cost above a window of an account's own is refused, naming the account, the operation and the window, at start and at reload", () => {
+  const file = join(temporaryDir('plans-'), 'plans.json');
+  const base = readPlansFile(SHIPPED);
+  const write = (accounts: Record<string, object>) =>
+    writeFileSync(file, JSON.stringify({ ...base, plans: { ...base.plans, free: { minute: 60, day: 1000, cost: { createPet: 5 } } }, accounts }));
+  const tooSmall = { small: { plan: 'free', minute: 4 }, keyPlan: { month: 3 } };
+  write(tooSmall);
+  assert.throws(
+    () => createPlans(file),
+    (error: Error) =>
+      error.message.includes("accounts.small.minute: 4 is less than createPet's cost on plan free (5 units)") &&
+      error.message.includes("accounts.keyPlan.month: 3 is less than createPet's cost on plan free (5 units)"),
+  );
+  write({ small: { plan: 'free', minute: 5 }, blocked: { minute: 0 } });
+  const plans = createPlans(file);
+  assert.deepEqual(
+    limitsOf(plans.forIdentity(identity('free', 'small'))),
+    { minute: 5, day: 1000 },
+    'a cost equal to the window fits; a window of 0 refuses all',
+  );
+  write(tooSmall);
+  assert.deepEqual(limitsOf(plans.forIdentity(identity('free', 'small'))), { minute: 5, day: 1000 }, 'at reload the last good plans stay');
+});
+
+test('at most MAX_CEILINGS ceilings: GET /v1/usage reads and lists each', () => {
+  const file = join(temporaryDir('plans-'), 'plans.json');
+  const base = readPlansFile(SHIPPED);
+  const withCeilings = (count: number) =>
+    writeFileSync(file, JSON.stringify({ ...base, operations: Object.fromEntries(Array.from({ length: count }, (_, i) => [`op${i}`, { minute: 10 }])) }));
+  withCeilings(MAX_CEILINGS);
+  assert.equal(Object.keys(readPlansFile(file).operations).length, MAX_CEILINGS);
+  withCeilings(MAX_CEILINGS + 1);
+  assert.throws(() => readPlansFile(file), /operations: has more than 5000 ceilings/);
 });

@@ -1,6 +1,6 @@
-import { watchFile } from '../sources/watched-file.js';
 import { ceilingSubject, type KeyHolder } from './limit-key.js';
-import { readPlansFile, type PlansContext, type PlansFile } from './plans-file.js';
+import { own, type PlansFile } from './plans-file.js';
+import { watchPlans, type PlansSourceOptions } from './plans-source.js';
 import { BUCKETS_PER_WINDOW, DAY_MS, minuteAndDay, MINUTE_MS, monthWindow, type BanPolicy, type Layer, type Policy, type WindowPolicy } from './policy.js';
 
 export { PlansFile, readPlansFile } from './plans-file.js';
@@ -17,10 +17,8 @@ export interface KeyTerms {
   readonly layers: readonly Layer[];
 }
 
-export interface PlansOptions extends PlansContext {
-  /** Plans computed and charged but never enforced (`SHADOW_PLANS`), beside the file's `shadow`. */
-  readonly shadowPlans?: ReadonlySet<string>;
-}
+/** What the file is checked against, and `SHADOW_PLANS`: plans computed and charged, never enforced. */
+export type PlansOptions = PlansSourceOptions;
 
 const windowsOf = (limits: { readonly minute?: number | undefined; readonly day?: number | undefined; readonly month?: number | undefined }) => {
   const windows: WindowPolicy[] = [];
@@ -37,16 +35,17 @@ function banOf(entry: PlansFile['plans'][string], fallback: PlansFile['ban']): B
 
 /**
  * Policies from a plans file that may change while the gateway runs: the file is looked at for
- * every request (one `stat` per event-loop turn, see `watchFile`) and re-read when it changed, so
- * a plan change applies from the next request. A file that became invalid keeps the last good
- * plans (and is reported once, as a `file reload failed` event); a missing file keeps them too.
+ * every request (one `stat` per event-loop turn, see `watchPlans`) and read again when it changed,
+ * so a plan change applies from the next request (a large file's, once its read in a worker thread
+ * is done: `reloading`). A file that became invalid or disappeared keeps the last good plans, and
+ * each outcome is published (`plansReload`) with the version in force.
  */
 export function createPlans(file: string, options: PlansOptions = {}) {
-  const watched = watchFile(file, (path) => readPlansFile(path, options), { setting: 'PLANS_FILE' });
+  const watched = watchPlans(file, options);
   const current = () => watched.current();
   /** The ceiling of `operationId` as a layer (`op:<operationId>`), its windows named after it. */
   const ceilingOf = (p: PlansFile, operationId: string): Layer[] => {
-    const ceiling = p.operations[operationId];
+    const ceiling = own(p.operations, operationId);
     return ceiling === undefined ? [] : [{ subject: ceilingSubject(operationId), policy: { name: operationId, windows: windowsOf(ceiling), ban: undefined } }];
   };
   /**
@@ -54,9 +53,9 @@ export function createPlans(file: string, options: PlansOptions = {}) {
    * limits), then the limits signed into the key, then its plan's, window by window.
    */
   const termsOf = (p: PlansFile, holder: KeyHolder, operationId: string | undefined): KeyTerms => {
-    const account = p.accounts[holder.subject];
+    const account = own(p.accounts, holder.subject);
     const name = account?.plan ?? holder.plan;
-    const plan = p.plans[name] ?? (p.plans[holder.plan] as PlansFile['plans'][string]);
+    const plan = own(p.plans, name) ?? (own(p.plans, holder.plan) as PlansFile['plans'][string]);
     const signed = holder.limits;
     const windows = windowsOf({
       minute: account?.minute ?? signed?.minute ?? plan.minute,
@@ -65,7 +64,7 @@ export function createPlans(file: string, options: PlansOptions = {}) {
     });
     return {
       policy: { name, windows, ban: banOf(plan, p.ban) },
-      cost: operationId === undefined ? 1 : (plan.cost?.[operationId] ?? 1),
+      cost: operationId === undefined ? 1 : (own(plan.cost, operationId) ?? 1),
       shadow: account?.shadow ?? (plan.shadow === true || options.shadowPlans?.has(name) === true),
       layers: operationId === undefined ? [] : ceilingOf(p, operationId),
     };
@@ -73,6 +72,10 @@ export function createPlans(file: string, options: PlansOptions = {}) {
   let remembered: { file: PlansFile | undefined; terms: WeakMap<KeyHolder, Map<string, KeyTerms>> } = { file: undefined, terms: new WeakMap() };
   let anonymous: { file: PlansFile | undefined; policy: Policy } = { file: undefined, policy: minuteAndDay('anonymous', 0, 0) };
   const terms = {
+    /** Looks at the file: while a changed large file is being read, what settles once it applies. */
+    reloading: () => watched.reloading(),
+    /** Which content of the file is in force. */
+    version: () => watched.version(),
     /** A key's terms for a request of `operationId` (see `termsOf`), the same object while nothing changed. */
     forKey(holder: KeyHolder, operationId: string | undefined): KeyTerms {
       const p = current();
@@ -98,7 +101,7 @@ export function createPlans(file: string, options: PlansOptions = {}) {
     /** The units each operation costs on the key's plan, where it is not 1. */
     costs(holder: KeyHolder): Readonly<Record<string, number>> {
       const p = current();
-      return p.plans[p.accounts[holder.subject]?.plan ?? holder.plan]?.cost ?? {};
+      return own(p.plans, own(p.accounts, holder.subject)?.plan ?? holder.plan)?.cost ?? {};
     },
     /** The policy of a request without a valid key, the same object while the file is unchanged. */
     anonymous(): Policy {

@@ -1,3 +1,4 @@
+import type { PlansVersion } from '../events/index.js';
 import { accountKey, anonymousKey, limitSubject, usageKey, type KeyHolder, type LimitKey } from './limit-key.js';
 import type { Plans } from './plans.js';
 import { minuteAndDay, type Limiter, type Policy, type RateDecision } from './policy.js';
@@ -22,6 +23,8 @@ export interface RateLimiting {
   /** The usage endpoint's own small limit, per key (`USAGE_POLICY`), so it cannot be used to flood. */
   forUsage(identity: KeyHolder): Promise<RateDecision>;
   forAnonymous(clientIp: string): Promise<RateDecision>;
+  /** Which content of `PLANS_FILE` is in force (`gateway_plans_info`). */
+  plansVersion(): PlansVersion;
   /** See `Limiter.warm`: absent when there is nothing to warm. */
   readonly warm?: () => Promise<void>;
 }
@@ -41,24 +44,38 @@ function storageOf(key: LimitKey): { subject: string; keyId: string | undefined 
 export function createRateLimiting(limiter: Limiter, plans: Plans, options: { readonly checksRevocation?: boolean } = {}): RateLimiting {
   const checkRevoked = options.checksRevocation === true;
   const warm = limiter.warm?.bind(limiter);
+  // A request that finds a large changed plans file being read waits for it: the change applies
+  // from the next request, as a small one does. (No closure unless it waits: the hot path.)
+  const forIdentity = (identity: KeyHolder, operationId?: string): Promise<RateDecision> => {
+    const reloading = plans.reloading();
+    if (reloading !== undefined) return reloading.then(() => forIdentity(identity, operationId));
+    const { policy, cost, shadow, layers } = plans.forKey(identity, operationId);
+    return limiter.check({ ...storageOf(accountKey(identity)), policy, checkRevoked, cost, shadow, layers });
+  };
+  // Every layer: the key's plan and each operation's ceiling, as a request costing 1 would find them.
+  const peekIdentity = (identity: KeyHolder): Promise<RateDecision> => {
+    const reloading = plans.reloading();
+    if (reloading !== undefined) return reloading.then(() => peekIdentity(identity));
+    const { policy, shadow } = plans.forKey(identity, undefined);
+    return limiter.check({ ...storageOf(accountKey(identity)), policy, checkRevoked, shadow, layers: plans.ceilings(), peek: true });
+  };
+  const forAnonymous = (clientIp: string): Promise<RateDecision> => {
+    const reloading = plans.reloading();
+    if (reloading !== undefined) return reloading.then(() => forAnonymous(clientIp));
+    return limiter.check({ ...storageOf(anonymousKey(clientIp)), policy: plans.anonymous() });
+  };
   return {
     ...(warm === undefined ? {} : { warm }),
     checksRevocation: checkRevoked,
-    forIdentity(identity, operationId) {
-      const { policy, cost, shadow, layers } = plans.forKey(identity, operationId);
-      return limiter.check({ ...storageOf(accountKey(identity)), policy, checkRevoked, cost, shadow, layers });
-    },
-    // Every layer: the key's plan and each operation's ceiling, as a request costing 1 would find them.
-    peekIdentity(identity) {
-      const { policy, shadow } = plans.forKey(identity, undefined);
-      return limiter.check({ ...storageOf(accountKey(identity)), policy, checkRevoked, shadow, layers: plans.ceilings(), peek: true });
-    },
+    plansVersion: () => plans.version(),
+    forIdentity,
+    peekIdentity,
     termsOf(identity) {
       const { policy, shadow } = plans.forKey(identity, undefined);
       return { plan: policy.name, costs: plans.costs(identity), shadow };
     },
     // A subject of its own per key, and no key id: the usage limit neither reads nor makes bans.
     forUsage: (identity) => limiter.check({ ...storageOf(usageKey(identity)), policy: USAGE_POLICY }),
-    forAnonymous: (clientIp) => limiter.check({ ...storageOf(anonymousKey(clientIp)), policy: plans.anonymous() }),
+    forAnonymous,
   };
 }

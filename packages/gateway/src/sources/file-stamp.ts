@@ -38,3 +38,6 @@ export function fileStamp(file: string): () => string {
     return stamp;
   };
 }
+
+/** The size in bytes that a stamp of `fileStamp` records (0 for `missing`). */
+export const stampSize = (stamp: string): number => (stamp === 'missing' ? 0 : Number(stamp.split(':')[1]));

@@ -8,9 +8,20 @@ import type { z } from 'zod';
  * but does not validate (`… ${invalid}:` then one problem a line).
  */
 export function readJsonFile<T extends z.ZodType>(file: string, schema: T, setting: string, invalid: string): z.infer<T> {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new Error(`${setting} ${file}: ${(error as Error).message}`);
+  }
+  return parseJsonText(text, file, schema, setting, invalid);
+}
+
+/** `readJsonFile` on a file's content already read. */
+export function parseJsonText<T extends z.ZodType>(text: string, file: string, schema: T, setting: string, invalid: string): z.infer<T> {
   let json: unknown;
   try {
-    json = JSON.parse(readFileSync(file, 'utf8'));
+    json = JSON.parse(text);
   } catch (error) {
     throw new Error(`${setting} ${file}: ${(error as Error).message}`);
   }

@@ -29,6 +29,8 @@ export interface RateLimitingDeps {
   readonly redisNow?: () => number;
   /** The operationIds of the API document, which a plans file's `cost` and `operations` may name. */
   readonly operationIds?: ReadonlySet<string>;
+  /** The gateway's event source: its plans' reloads are published under it. */
+  readonly source?: object;
 }
 
 /** The rate limiting the configuration describes, or `undefined` with RATE_LIMITS=off. */
@@ -37,6 +39,7 @@ export function createRateLimitingFromConfig(config: GatewayConfig['rateLimits']
   const plans = createPlans(config.plansFile, {
     ...(deps.operationIds === undefined ? {} : { operations: deps.operationIds }),
     shadowPlans: config.shadowPlans,
+    ...(deps.source === undefined ? {} : { source: deps.source }),
     // A request and its operation's ceiling are decided in one script call: their keys must share
     // a slot, which no two keys of different accounts and operations do on a Cluster.
     ...(deps.redis?.cluster === true
