@@ -50,17 +50,13 @@ export interface Authenticator {
 }
 
 /** Why a key whose identity cannot travel in a header is refused: never dispatched, never charged. */
-const UNCARRIABLE = {
-  sub: {
-    reason: 'sub holds characters a header cannot carry',
-    message:
-      "This API key's subject (sub) holds characters an HTTP header cannot carry (only visible ASCII and inner spaces can): the gateway cannot pass it on.",
-  },
-  jti: {
-    reason: 'jti holds characters a header cannot carry',
-    message: "This API key's id (jti) holds characters an HTTP header cannot carry (only visible ASCII and inner spaces can): the gateway cannot pass it on.",
-  },
-} as const;
+function uncarriable(claim: 'sub' | 'jti'): { reason: string; message: string } {
+  const name = claim === 'sub' ? 'subject' : 'id';
+  return {
+    reason: `${claim} holds characters a header cannot carry`,
+    message: `This API key's ${name} (${claim}) holds characters an HTTP header cannot carry (only visible ASCII and inner spaces can): the gateway cannot pass it on.`,
+  };
+}
 
 const COMPACT_JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
 const MAX_TOKEN_LENGTH = 4096;
@@ -108,7 +104,7 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
     if (identity === undefined) return { kind: 'rejected', tokenSent: true, reason: 'claims are not those of an API key (plan?)' };
     // Checked once per key, here: a refused key is never cached, an accepted one never checked again.
     const unsafe = headerUnsafeClaim(identity);
-    if (unsafe !== undefined) return { kind: 'rejected', tokenSent: true, reason: UNCARRIABLE[unsafe].reason, message: UNCARRIABLE[unsafe].message };
+    if (unsafe !== undefined) return { kind: 'rejected', tokenSent: true, ...uncarriable(unsafe) };
     // If the key set changed meanwhile, the result belongs to the old set: do not remember it.
     if (lookup.cache === cache) cache.set(lookup.digest, identity);
     return { kind: 'authenticated', identity, verified: true };
