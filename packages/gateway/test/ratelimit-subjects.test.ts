@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { redisSkipReason } from '@animal-store/testkit';
 import { createMemoryLimiter } from '../src/ratelimit/memory-limiter.js';
-import { createPlans } from '../src/ratelimit/plans.js';
+import { createPlans } from '../src/plans/index.js';
 import { accountSubject, limitSubject, accountKey, type KeyHolder } from '../src/ratelimit/limit-key.js';
 import type { Limiter } from '../src/ratelimit/policy.js';
 import { createRateLimiting } from '../src/ratelimit/rate-limiting.js';

@@ -1,6 +1,6 @@
 import type { PlansVersion } from '../events/index.js';
 import { accountKey, anonymousKey, limitSubject, usageKey, type KeyHolder, type LimitKey } from './limit-key.js';
-import type { Plans } from './plans.js';
+import type { Plans } from '../plans/index.js';
 import { minuteAndDay, type Limiter, type Policy, type RateDecision } from './policy.js';
 
 /** The pipeline's view: decide for a verified identity, or for an anonymous client address. */

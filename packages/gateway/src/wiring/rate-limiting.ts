@@ -3,7 +3,7 @@ import type { RedisRevocations } from '../auth/index.js';
 import type { RedisClient } from '../redis/index.js';
 import { createCalendar } from '../ratelimit/calendar.js';
 import { createMemoryLimiter } from '../ratelimit/memory-limiter.js';
-import { createPlans } from '../ratelimit/plans.js';
+import { createPlans } from '../plans/index.js';
 import { createRateLimiting, type RateLimiting } from '../ratelimit/rate-limiting.js';
 import { createRedisLimiter } from '../ratelimit/redis-limiter.js';
 import { createSharedLimiter } from '../ratelimit/shared-limiter.js';

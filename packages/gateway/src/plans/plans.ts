@@ -1,9 +1,18 @@
-import { ceilingSubject, type KeyHolder } from './limit-key.js';
+import {
+  BUCKETS_PER_WINDOW,
+  ceilingSubject,
+  DAY_MS,
+  minuteAndDay,
+  MINUTE_MS,
+  monthWindow,
+  type BanPolicy,
+  type KeyHolder,
+  type Layer,
+  type Policy,
+  type WindowPolicy,
+} from '../ratelimit/index.js';
 import { own, type PlansFile } from './plans-file.js';
 import { watchPlans, type PlansSourceOptions } from './plans-source.js';
-import { BUCKETS_PER_WINDOW, DAY_MS, minuteAndDay, MINUTE_MS, monthWindow, type BanPolicy, type Layer, type Policy, type WindowPolicy } from './policy.js';
-
-export { PlansFile, readPlansFile } from './plans-file.js';
 
 /** What limits a key's request: its account's policy, the units it spends, its layers, shadow or not. */
 export interface KeyTerms {

@@ -5,9 +5,9 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import type { Identity } from '../auth/index.js';
-import { anonymousSubject } from './limit-key.js';
-import { MAX_CEILINGS } from './plans-file.js';
-import { createPlans, readPlansFile } from './plans.js';
+import { anonymousSubject } from '../ratelimit/limit-key.js';
+import { MAX_CEILINGS, readPlansFile } from './plans-file.js';
+import { createPlans } from './plans.js';
 
 const SHIPPED = fileURLToPath(new URL('../../plans/plans.json', import.meta.url));
 const identity = (plan: Identity['plan'], subject = 'acme', limits?: Identity['limits']): Identity => ({
