@@ -1,5 +1,7 @@
-import type { Calendar } from './calendar.js';
-import { decision, revokedDecision, type Layer, type LimitRequest, type Policy, type RateDecision, type WindowReading } from './policy.js';
+import type { Calendar } from '../calendar.js';
+import { decision, revokedDecision, type RateDecision, type WindowReading } from '../decision.js';
+import type { LimitRequest } from '../limiter.js';
+import type { Layer, Policy } from '../policy.js';
 
 /** What a script call sends: its keys and its ARGV, as `redis-script.ts` describes them. */
 export interface ScriptCall {

@@ -1,5 +1,7 @@
-import { createCalendar, type Calendar } from './calendar.js';
-import { decision, type Limiter, type LimitRequest, type Policy, type RateDecision, type WindowReading } from './policy.js';
+import { createCalendar, type Calendar } from '../calendar.js';
+import { decision, type RateDecision, type WindowReading } from '../decision.js';
+import type { Limiter, LimitRequest } from '../limiter.js';
+import type { Policy } from '../policy.js';
 import { clearWindow, emptyWindow, type WindowState } from './sliding-window.js';
 import { bring, charge, lengthOf, resetOf, retryOf, type Position } from './window-state.js';
 

@@ -1,5 +1,5 @@
-import type { Calendar } from './calendar.js';
-import type { WindowPolicy } from './policy.js';
+import type { Calendar } from '../calendar.js';
+import type { WindowPolicy } from '../policy.js';
 import { admit, advance, bucketOf, clearWindow, resetAt, retryAt, type WindowState } from './sliding-window.js';
 
 /**

@@ -1,8 +1,9 @@
-import { publishRedisDegraded } from '../events/index.js';
-import type { Calendar } from './calendar.js';
+import { publishRedisDegraded } from '../../events/index.js';
+import type { Calendar } from '../calendar.js';
+import { fromFallback, heldDecision, revokedDecision, type RateDecision } from '../decision.js';
+import type { Limiter, LimitRequest } from '../limiter.js';
+import { createMemoryLimiter } from '../memory/index.js';
 import { createCircuitBreaker } from './circuit-breaker.js';
-import { createMemoryLimiter } from './memory-limiter.js';
-import { fromFallback, heldDecision, revokedDecision, type Limiter, type LimitRequest, type RateDecision } from './policy.js';
 
 /** What to do while Redis fails (down, slower than the command budget, failing over). */
 export type FailurePolicy = 'open' | 'closed' | 'local';

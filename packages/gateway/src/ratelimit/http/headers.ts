@@ -1,4 +1,4 @@
-import type { RateDecision, WindowReading } from './policy.js';
+import type { RateDecision, WindowReading } from '../decision.js';
 
 const seconds = (ms: number) => Math.ceil(ms / 1000);
 
