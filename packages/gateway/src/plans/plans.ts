@@ -1,9 +1,8 @@
 import {
-  BUCKETS_PER_WINDOW,
   ceilingSubject,
-  DAY_MS,
+  dayWindow,
   minuteAndDay,
-  MINUTE_MS,
+  minuteWindow,
   monthWindow,
   type BanPolicy,
   type KeyHolder,
@@ -31,8 +30,8 @@ export type PlansOptions = PlansSourceOptions;
 
 const windowsOf = (limits: { readonly minute?: number | undefined; readonly day?: number | undefined; readonly month?: number | undefined }) => {
   const windows: WindowPolicy[] = [];
-  if (limits.minute !== undefined) windows.push({ name: 'minute', limit: limits.minute, windowMs: MINUTE_MS, buckets: BUCKETS_PER_WINDOW });
-  if (limits.day !== undefined) windows.push({ name: 'day', limit: limits.day, windowMs: DAY_MS, buckets: BUCKETS_PER_WINDOW });
+  if (limits.minute !== undefined) windows.push(minuteWindow(limits.minute));
+  if (limits.day !== undefined) windows.push(dayWindow(limits.day));
   if (limits.month !== undefined) windows.push(monthWindow(limits.month));
   return windows;
 };

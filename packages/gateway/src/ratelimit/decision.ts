@@ -1,4 +1,4 @@
-import type { Policy } from './policy.js';
+import { isMonth, type Policy } from './policy.js';
 
 /**
  * What a limit decided: `limited` refuses until `retryAt` (never, when it is `undefined`: the
@@ -16,6 +16,11 @@ export type DecisionSource = 'redis' | 'process' | 'local' | 'open';
 /** One window of a decision, after the request: what is left and when the oldest counted request leaves. */
 export interface WindowReading {
   readonly name: string;
+  /**
+   * `month` when the window is a calendar month (`isMonth`), whose `windowMs` is this month's
+   * length; absent for a sliding window, so its reading keeps the shape it always had.
+   */
+  readonly kind?: 'month' | undefined;
   /** The layer the window belongs to: absent for the key's own (its plan), else the layer's name (an operation). */
   readonly layer?: string | undefined;
   readonly limit: number;
@@ -89,12 +94,9 @@ export function heldDecision(decided: RateDecision, cachedAt: number, at: number
 
 /** A request whose key is revoked: refused, nothing read or charged, its windows as if untouched. */
 export function revokedDecision(policy: Policy, now: number, source: DecisionSource): RateDecision {
-  const windows = policy.windows.map((window) => ({
-    name: window.name,
-    limit: window.limit,
-    windowMs: window.windowMs,
-    remaining: window.limit,
-    resetAt: now,
-  }));
+  const windows = policy.windows.map((window): WindowReading => {
+    const reading = { name: window.name, limit: window.limit, windowMs: window.windowMs, remaining: window.limit, resetAt: now };
+    return isMonth(window) ? { ...reading, kind: 'month' } : reading;
+  });
   return decision('revoked', source, { policy, windows, retryAt: undefined, now });
 }

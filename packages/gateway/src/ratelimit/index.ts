@@ -16,6 +16,19 @@ export { exhaustedWindows, rateLimitHeaders, retryAfterSeconds } from './http/in
 export { accountKey, anonymousKey, anonymousSubject, ceilingSubject, limitSubject, usageKey, type KeyHolder, type LimitKey } from './limit-key.js';
 export type { Limiter, LimitRequest } from './limiter.js';
 export { createMemoryLimiter, DEFAULT_MAX_ADDRESSES, type MemoryLimiter, type MemoryLimiterOptions } from './memory/index.js';
-export { BUCKETS_PER_WINDOW, DAY_MS, minuteAndDay, MINUTE_MS, monthWindow, type BanPolicy, type Layer, type Policy, type WindowPolicy } from './policy.js';
+export {
+  dayWindow,
+  isMonth,
+  minuteAndDay,
+  minuteWindow,
+  monthWindow,
+  type BanPolicy,
+  type Layer,
+  type MonthWindowPolicy,
+  type Policy,
+  type SlidingWindowPolicy,
+  type WindowKind,
+  type WindowPolicy,
+} from './policy.js';
 export { createRateLimiting, USAGE_POLICY, type RateLimiting } from './rate-limiting.js';
 export { createRedisLimiter, type RedisLimiterOptions } from './redis/index.js';
