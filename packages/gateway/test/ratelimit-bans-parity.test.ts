@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { connectedRedisClient, seededRandom } from './support/index.js';
 import { after, before, describe, test } from 'node:test';
 import { redisSkipReason, startRedis, type RedisServer } from '@animal-store/testkit';
-import { createMemoryLimiter } from '../src/ratelimit/memory-limiter.js';
-import type { Limiter, Policy, RateDecision } from '../src/ratelimit/policy.js';
-import { createRedisLimiter } from '../src/ratelimit/redis-limiter.js';
+import { createMemoryLimiter } from '../src/ratelimit/memory/index.js';
+import type { Limiter, Policy, RateDecision } from '../src/ratelimit/index.js';
+import { createRedisLimiter } from '../src/ratelimit/redis/index.js';
 import type { RedisClient } from '../src/redis/index.js';
 
 /** Small windows and a quick ban, so random walks collect strikes, get banned and come back. */

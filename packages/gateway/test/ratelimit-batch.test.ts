@@ -18,8 +18,8 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { Redis } from 'ioredis';
 import { redisSkipReason, startRedis, temporaryDir, type RedisServer } from '@animal-store/testkit';
-import type { Limiter, LimitRequest, Policy, RateDecision } from '../src/ratelimit/policy.js';
-import { createRedisLimiter } from '../src/ratelimit/redis-limiter.js';
+import type { Limiter, LimitRequest, Policy, RateDecision } from '../src/ratelimit/index.js';
+import { createRedisLimiter } from '../src/ratelimit/redis/index.js';
 import type { RedisClient } from '../src/redis/index.js';
 
 /** Small windows and a quick ban, so random walks meet every path of the script. */

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { redisSkipReason } from '@animal-store/testkit';
-import { createMemoryLimiter } from '../src/ratelimit/memory-limiter.js';
-import type { Limiter, LimitRequest, Policy, RateDecision } from '../src/ratelimit/policy.js';
-import { createRedisLimiter } from '../src/ratelimit/redis-limiter.js';
-import { createSharedLimiter } from '../src/ratelimit/shared-limiter.js';
+import { createMemoryLimiter } from '../src/ratelimit/memory/index.js';
+import type { Limiter, LimitRequest, Policy, RateDecision } from '../src/ratelimit/index.js';
+import { createRedisLimiter } from '../src/ratelimit/redis/index.js';
+import { createSharedLimiter } from '../src/ratelimit/front/index.js';
 import { privateRedisClient, seededRandom } from './support/index.js';
 
 // Issue 21, cost per operation: a request spends `cost` units of every window, whole or not at all.

@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { redisSkipReason } from '@animal-store/testkit';
 import { createCalendar } from '../src/ratelimit/calendar.js';
-import { createMemoryLimiter } from '../src/ratelimit/memory-limiter.js';
-import { monthWindow, type Limiter, type LimitRequest, type Policy, type RateDecision } from '../src/ratelimit/policy.js';
-import { createRedisLimiter } from '../src/ratelimit/redis-limiter.js';
+import { createMemoryLimiter } from '../src/ratelimit/memory/index.js';
+import { monthWindow, type Limiter, type LimitRequest, type Policy, type RateDecision } from '../src/ratelimit/index.js';
+import { createRedisLimiter } from '../src/ratelimit/redis/index.js';
 import { privateRedisClient, seededRandom } from './support/index.js';
 
 // Issue 21: costs, monthly quotas, operation ceilings (layers) and shadow plans, decided alike in

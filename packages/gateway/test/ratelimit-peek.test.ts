@@ -3,10 +3,10 @@ import { connectedRedisClient, seededRandom } from './support/index.js';
 import { after, before, describe, test } from 'node:test';
 import { Redis } from 'ioredis';
 import { redisSkipReason, startRedis, type RedisServer } from '@animal-store/testkit';
-import { createMemoryLimiter } from '../src/ratelimit/memory-limiter.js';
-import type { Limiter, Policy, RateDecision } from '../src/ratelimit/policy.js';
-import { createRedisLimiter } from '../src/ratelimit/redis-limiter.js';
-import { createSharedLimiter } from '../src/ratelimit/shared-limiter.js';
+import { createMemoryLimiter } from '../src/ratelimit/memory/index.js';
+import type { Limiter, Policy, RateDecision } from '../src/ratelimit/index.js';
+import { createRedisLimiter } from '../src/ratelimit/redis/index.js';
+import { createSharedLimiter } from '../src/ratelimit/front/index.js';
 import type { RedisClient } from '../src/redis/index.js';
 
 // The usage endpoint's peek: the decision a request would get, by the same code, charging

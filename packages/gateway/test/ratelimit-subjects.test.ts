@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { redisSkipReason } from '@animal-store/testkit';
-import { createMemoryLimiter } from '../src/ratelimit/memory-limiter.js';
-import { createPlans } from '../src/ratelimit/plans.js';
+import { createMemoryLimiter } from '../src/ratelimit/memory/index.js';
+import { createPlans } from '../src/plans/index.js';
 import { accountSubject, limitSubject, accountKey, type KeyHolder } from '../src/ratelimit/limit-key.js';
-import type { Limiter } from '../src/ratelimit/policy.js';
+import type { Limiter } from '../src/ratelimit/index.js';
 import { createRateLimiting } from '../src/ratelimit/rate-limiting.js';
-import { createRedisLimiter } from '../src/ratelimit/redis-limiter.js';
+import { createRedisLimiter } from '../src/ratelimit/redis/index.js';
 import { privateRedisClient, writePlansFile } from './support/index.js';
 
 // Issue 29, point 3: an account named like one of the gateway's own subjects (`op:<operationId>`,

@@ -4,9 +4,9 @@ import { after, before, describe, test } from 'node:test';
 import { Redis } from 'ioredis';
 import { OLD_HASH_RATE_LIMIT_SCRIPT } from './fixtures/old-hash-script.js';
 import { redisSkipReason, startRedis, type RedisServer } from '@animal-store/testkit';
-import { createMemoryLimiter } from '../src/ratelimit/memory-limiter.js';
-import { decision, type LimitRequest, type Policy, type RateDecision } from '../src/ratelimit/policy.js';
-import { createRedisLimiter } from '../src/ratelimit/redis-limiter.js';
+import { createMemoryLimiter } from '../src/ratelimit/memory/index.js';
+import { decision, type LimitRequest, type Policy, type RateDecision } from '../src/ratelimit/index.js';
+import { createRedisLimiter } from '../src/ratelimit/redis/index.js';
 import { redisKeyNames, type RedisClient } from '../src/redis/index.js';
 
 /** Small windows and a quick ban, so random walks meet every path of both scripts. */

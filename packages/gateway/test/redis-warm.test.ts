@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { Redis } from 'ioredis';
 import { redisSkipReason, type RedisServer } from '@animal-store/testkit';
-import { RATE_LIMIT_SCRIPT } from '../src/ratelimit/redis-script.js';
+import { RATE_LIMIT_SCRIPT } from '../src/ratelimit/redis/index.js';
 import { type LimitedStack, type RunningGateway, startGateway, startLimitedStack, waitUntilReady } from './support/index.js';
 
 // Issue 19, warm before ready: /readyz says ready only once the rate-limit script is loaded on

@@ -3,7 +3,7 @@ import { settings } from '@animal-store/http-kit';
 import { z } from 'zod';
 import type { ResolveFile } from './file-paths.js';
 import { isTimeZone } from '../ratelimit/calendar.js';
-import { DEFAULT_MAX_ADDRESSES } from '../ratelimit/memory-limiter.js';
+import { DEFAULT_MAX_ADDRESSES } from '../ratelimit/memory/index.js';
 import { int } from './env-values.js';
 
 /**

@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import type { ErrorCode } from '../errors.js';
 import { sendError, sendJson } from '../http/reply.js';
-import { exhaustedWindows, rateLimitHeaders, retryAfterSeconds, type RateDecision } from '../ratelimit/index.js';
+import { exhaustedWindows, isMonth, rateLimitHeaders, retryAfterSeconds, type RateDecision } from '../ratelimit/index.js';
 import type { Answer, Outcome } from './answer.js';
 import type { Exchange } from './exchange.js';
 
@@ -80,7 +80,7 @@ function refusalOf(decision: RateDecision): { code: ErrorCode; message: string |
   if (binding?.layer !== undefined) {
     return { code: 'operation_limited', message: never ?? `${binding.layer} is at its ceiling for all callers (${binding.limit} a ${binding.name}).` };
   }
-  if (binding?.name === 'month') {
+  if (binding !== undefined && isMonth(binding)) {
     const renews = decision.retryAt === undefined ? '' : `: it renews at ${new Date(decision.retryAt).toISOString()}`;
     return { code: 'quota_exhausted', message: never ?? `The account's monthly quota of ${binding.limit} is used up${renews}.` };
   }

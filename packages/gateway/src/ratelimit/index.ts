@@ -1,23 +1,34 @@
-export { exhaustedWindows, rateLimitHeaders, retryAfterSeconds } from './headers.js';
-export { createMemoryLimiter, DEFAULT_MAX_ADDRESSES, type MemoryLimiterOptions } from './memory-limiter.js';
-export { accountKey, anonymousKey, anonymousSubject, limitSubject, usageKey, type KeyHolder, type LimitKey } from './limit-key.js';
-export { createPlans, PlansFile, readPlansFile, type Plans } from './plans.js';
+/**
+ * Rate limits: what a limit is (`policy.ts`: windows, bans, layers), what it decided
+ * (`decision.ts`), the one interface every engine implements (`limiter.ts`), whose counters
+ * (`limit-key.ts`), the months of monthly quotas (`calendar.ts`), and the pipeline's view of it
+ * all (`rate-limiting.ts`, with the plans of `../plans/`).
+ *
+ * The engines, one folder each, decide the same way: `memory/` in this process, `redis/` in one
+ * Lua script shared by every instance. Another engine is a folder beside them that implements
+ * `Limiter`. `front/` stands in front of a shared engine (failure policies, circuit breaker,
+ * refusals answered locally); `http/` words a decision as headers.
+ */
+export { createCalendar, isTimeZone, type Calendar } from './calendar.js';
+export { decision, heldDecision, isDegraded, type DecisionKind, type DecisionSource, type RateDecision, type WindowReading } from './decision.js';
+export { createSharedLimiter, RateLimitUnavailableError, type FailurePolicy, type SharedLimiterOptions } from './front/index.js';
+export { exhaustedWindows, rateLimitHeaders, retryAfterSeconds } from './http/index.js';
+export { accountKey, anonymousKey, anonymousSubject, ceilingSubject, limitSubject, usageKey, type KeyHolder, type LimitKey } from './limit-key.js';
+export type { Limiter, LimitRequest } from './limiter.js';
+export { createMemoryLimiter, DEFAULT_MAX_ADDRESSES, type MemoryLimiter, type MemoryLimiterOptions } from './memory/index.js';
 export {
-  decision,
-  heldDecision,
-  isDegraded,
+  dayWindow,
+  isMonth,
   minuteAndDay,
+  minuteWindow,
   monthWindow,
   type BanPolicy,
-  type DecisionKind,
-  type DecisionSource,
-  type Limiter,
-  type LimitRequest,
+  type Layer,
+  type MonthWindowPolicy,
   type Policy,
-  type RateDecision,
+  type SlidingWindowPolicy,
+  type WindowKind,
   type WindowPolicy,
-  type WindowReading,
 } from './policy.js';
-export { createRateLimiting, type RateLimiting } from './rate-limiting.js';
-export { createRedisLimiter, type RedisLimiterOptions } from './redis-limiter.js';
-export { createSharedLimiter, RateLimitUnavailableError, type FailurePolicy, type SharedLimiterOptions } from './shared-limiter.js';
+export { createRateLimiting, USAGE_POLICY, type RateLimiting } from './rate-limiting.js';
+export { createRedisLimiter, type RedisLimiterOptions } from './redis/index.js';

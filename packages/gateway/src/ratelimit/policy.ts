@@ -1,17 +1,55 @@
 /**
- * One window of a policy: at most `limit` units in any sliding interval of `windowMs` (`minute`,
- * `day`), or in a calendar month of the limiter's time zone (`month`: `windowMs` and `buckets` 0).
+ * How a window counts: `sliding`, over any interval of its `windowMs`; `month`, over a calendar
+ * month of the limiter's time zone (`QUOTA_TIME_ZONE`), which ends for everyone at once.
  */
-export interface WindowPolicy {
-  readonly name: 'minute' | 'day' | 'month';
+export type WindowKind = 'sliding' | 'month';
+
+/** At most `limit` units in any sliding interval of `windowMs` (`minute`, `day`). */
+export interface SlidingWindowPolicy {
+  /** Set by every maker of windows here; a window written by hand without it is sliding too. */
+  readonly kind?: 'sliding';
+  readonly name: 'minute' | 'day';
   readonly limit: number;
   readonly windowMs: number;
   /** Sub-buckets per window: a bucket is windowMs / buckets wide (1 s of a minute, 24 min of a day). */
   readonly buckets: number;
 }
 
+/** At most `limit` units in a calendar month: a quota (made by `monthWindow`). */
+export interface MonthWindowPolicy {
+  readonly kind: 'month';
+  readonly name: 'month';
+  readonly limit: number;
+  /** 0: a month's length is the calendar's (28 to 31 days, an hour more or less). */
+  readonly windowMs: 0;
+  /** 0: a month counts in one bucket, the month itself. */
+  readonly buckets: 0;
+}
+
+/** One window of a policy. Whether it is a month is its `kind` (`isMonth`), never its name. */
+export type WindowPolicy = SlidingWindowPolicy | MonthWindowPolicy;
+
+/** True for a calendar month: a window of a policy, or a decision's reading of one. */
+export const isMonth = (window: { readonly kind?: WindowKind | undefined }): boolean => window.kind === 'month';
+
+export const BUCKETS_PER_WINDOW = 60;
+export const MINUTE_MS = 60_000;
+export const DAY_MS = 86_400_000;
+
+/** A sliding minute of `limit` units, in buckets of 1 s. */
+export const minuteWindow = (limit: number): SlidingWindowPolicy => ({
+  kind: 'sliding',
+  name: 'minute',
+  limit,
+  windowMs: MINUTE_MS,
+  buckets: BUCKETS_PER_WINDOW,
+});
+
+/** A sliding day of `limit` units, in buckets of 24 min. */
+export const dayWindow = (limit: number): SlidingWindowPolicy => ({ kind: 'sliding', name: 'day', limit, windowMs: DAY_MS, buckets: BUCKETS_PER_WINDOW });
+
 /** A calendar-month quota of `limit` units. */
-export const monthWindow = (limit: number): WindowPolicy => ({ name: 'month', limit, windowMs: 0, buckets: 0 });
+export const monthWindow = (limit: number): MonthWindowPolicy => ({ kind: 'month', name: 'month', limit, windowMs: 0, buckets: 0 });
 
 /** Strikes: rejected requests a key may send while limited before it is banned. */
 export interface BanPolicy {
@@ -33,119 +71,9 @@ export interface Policy {
   readonly anonymous?: boolean;
 }
 
-export const BUCKETS_PER_WINDOW = 60;
-export const MINUTE_MS = 60_000;
-export const DAY_MS = 86_400_000;
-
 /** A minute-and-day policy with the standard bucket counts. */
 export function minuteAndDay(name: string, perMinute: number, perDay: number, ban?: BanPolicy): Policy {
-  return {
-    name,
-    windows: [
-      { name: 'minute', limit: perMinute, windowMs: MINUTE_MS, buckets: BUCKETS_PER_WINDOW },
-      { name: 'day', limit: perDay, windowMs: DAY_MS, buckets: BUCKETS_PER_WINDOW },
-    ],
-    ban,
-  };
-}
-
-/**
- * What a limit decided: `limited` refuses until `retryAt` (never, when it is `undefined`: the
- * request exceeds what the policy can ever admit); `banned` refuses the key until `retryAt`;
- * `revoked` means the key was found on the deny-list in the limit's own round trip (nothing
- * read or charged).
- */
-export type DecisionKind = 'allowed' | 'limited' | 'banned' | 'revoked';
-/**
- * Who decided: `redis` (shared), `process` (the in-process limiter, no Redis configured), or a
- * failure policy while Redis is away: `local` (a share of the plan in process) or `open` (admit).
- */
-export type DecisionSource = 'redis' | 'process' | 'local' | 'open';
-
-/** One window of a decision, after the request: what is left and when the oldest counted request leaves. */
-export interface WindowReading {
-  readonly name: string;
-  /** The layer the window belongs to: absent for the key's own (its plan), else the layer's name (an operation). */
-  readonly layer?: string | undefined;
-  readonly limit: number;
-  readonly windowMs: number;
-  readonly remaining: number;
-  readonly resetAt: number;
-}
-
-/** What the limiter decided, as a value: only infrastructure failures throw. Made by `decision()`. */
-export interface RateDecision {
-  readonly kind: DecisionKind;
-  readonly source: DecisionSource;
-  /** `kind === 'allowed'`, `'banned'` and `'revoked'`, for the readers that ask yes or no. */
-  readonly allowed: boolean;
-  readonly banned: boolean;
-  readonly revoked: boolean;
-  readonly policy: Policy;
-  /** Every window of every layer: the key's own first, then each further layer's. */
-  readonly windows: readonly WindowReading[];
-  /**
-   * The window that refused (of the refusing windows, the one that frees last): it names the
-   * layer and the kind of the refusal. For a request admitted in shadow, the one that would have.
-   */
-  readonly binding?: WindowReading | undefined;
-  /** Admitted only because the key's plan is in shadow: enforced, the plan would have refused it. */
-  readonly shadow?: boolean;
-  /** When a refused request could be admitted (ms since the epoch); `undefined` if never. */
-  readonly retryAt: number | undefined;
-  /** The limiter's clock (Redis TIME, or the process's) at the decision, ms since the epoch. */
-  readonly now: number;
-}
-
-/** The only maker of decisions, so that `kind` and its yes-or-no readings cannot disagree. */
-export function decision(
-  kind: DecisionKind,
-  source: DecisionSource,
-  fields: Pick<RateDecision, 'policy' | 'windows' | 'retryAt' | 'now' | 'binding' | 'shadow'>,
-): RateDecision {
-  // Every property written out, in one order: no spread, one shape for every decision.
-  const made = {
-    kind,
-    source,
-    allowed: kind === 'allowed',
-    banned: kind === 'banned',
-    revoked: kind === 'revoked',
-    policy: fields.policy,
-    windows: fields.windows,
-    binding: fields.binding,
-    retryAt: fields.retryAt,
-    now: fields.now,
-  };
-  return fields.shadow === true ? { ...made, shadow: true } : made;
-}
-
-/** The same decision, answered by a failure policy while Redis is away (`local` or `open`). */
-export function fromFallback(decided: RateDecision, source: 'local' | 'open'): RateDecision {
-  if (source === 'local') return { ...decided, source };
-  return decision('allowed', 'open', { policy: decided.policy, windows: decided.windows, retryAt: undefined, now: decided.now, binding: undefined });
-}
-
-/** True when Redis failed and a failure policy or the deny-list's copy answered. */
-export const isDegraded = (d: RateDecision): boolean => d.source === 'local' || d.source === 'open';
-
-/**
- * A remembered decision, answered again `at` (this process's clock) after it was made at
- * `cachedAt`: its times move by how long it was held, since they are on the limiter's clock.
- */
-export function heldDecision(decided: RateDecision, cachedAt: number, at: number): RateDecision {
-  return { ...decided, now: decided.now + (at - cachedAt) };
-}
-
-/** A request whose key is revoked: refused, nothing read or charged, its windows as if untouched. */
-export function revokedDecision(policy: Policy, now: number, source: DecisionSource): RateDecision {
-  const windows = policy.windows.map((window) => ({
-    name: window.name,
-    limit: window.limit,
-    windowMs: window.windowMs,
-    remaining: window.limit,
-    resetAt: now,
-  }));
-  return decision('revoked', source, { policy, windows, retryAt: undefined, now });
+  return { name, windows: [minuteWindow(perMinute), dayWindow(perDay)], ban };
 }
 
 /** A layer above the key's own: a ceiling shared by every caller of an operation, say. */
@@ -154,49 +82,4 @@ export interface Layer {
   readonly subject: string;
   /** Its windows; its name is the layer's, in headers (`createPet.minute`) and in answers. */
   readonly policy: Policy;
-}
-
-export interface LimitRequest {
-  /** Whose counters: the account (`sub`, see `accountSubject`), `ip:<address>` for anonymous requests, `usage:<jti>`. */
-  readonly subject: string;
-  /** The API key (`jti`), whose bans these are; anonymous requests have none. */
-  readonly keyId: string | undefined;
-  readonly policy: Policy;
-  /**
-   * Units the request spends of every window (the plan's `cost` of its operation; 1 unless the
-   * plan names one). A request that does not fit whole is refused, and charges nothing.
-   */
-  readonly cost?: number;
-  /**
-   * The key's plan is computed and charged but never enforced: where it would refuse, the
-   * request is admitted (`shadow` in the decision), its plan not charged, no strike counted.
-   */
-  readonly shadow?: boolean;
-  /**
-   * Further layers, decided with the key's in one atomic step: the request passes only if every
-   * layer admits it, and then every layer is charged; a refusal charges none. They have no bans.
-   */
-  readonly layers?: readonly Layer[];
-  /** Refusals answered locally since the last shared decision: they count as strikes too. */
-  readonly pendingStrikes?: number;
-  /**
-   * Also ask whether `keyId` is revoked, in the same round trip (the Redis deny-list): the shared
-   * limiter then does the authenticator's revocation check.
-   */
-  readonly checkRevoked?: boolean;
-  /**
-   * Read only (`GET /v1/usage`): the decision this request would get now, computed by the same
-   * code, with nothing charged, no strike counted and nothing written. `allowed` says whether it
-   * would be admitted; `remaining` is what is left before it.
-   */
-  readonly peek?: boolean;
-}
-
-export interface Limiter {
-  check(request: LimitRequest): Promise<RateDecision>;
-  /**
-   * A first round trip to where decisions are made, before the gateway says it is ready (Redis:
-   * the script run once, Redis's clock learnt). Absent: nothing to warm (in process).
-   */
-  warm?(): Promise<void>;
 }

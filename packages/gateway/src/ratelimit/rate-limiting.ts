@@ -1,7 +1,9 @@
 import type { PlansVersion } from '../events/index.js';
+import type { Plans } from '../plans/index.js';
+import type { RateDecision } from './decision.js';
 import { accountKey, anonymousKey, limitSubject, usageKey, type KeyHolder, type LimitKey } from './limit-key.js';
-import type { Plans } from './plans.js';
-import { minuteAndDay, type Limiter, type Policy, type RateDecision } from './policy.js';
+import type { Limiter } from './limiter.js';
+import { minuteAndDay, type Policy } from './policy.js';
 
 /** The pipeline's view: decide for a verified identity, or for an anonymous client address. */
 export interface RateLimiting {

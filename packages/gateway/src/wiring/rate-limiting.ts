@@ -1,12 +1,8 @@
 import type { GatewayConfig } from '../config/index.js';
 import type { RedisRevocations } from '../auth/index.js';
 import type { RedisClient } from '../redis/index.js';
-import { createCalendar } from '../ratelimit/calendar.js';
-import { createMemoryLimiter } from '../ratelimit/memory-limiter.js';
-import { createPlans } from '../ratelimit/plans.js';
-import { createRateLimiting, type RateLimiting } from '../ratelimit/rate-limiting.js';
-import { createRedisLimiter } from '../ratelimit/redis-limiter.js';
-import { createSharedLimiter } from '../ratelimit/shared-limiter.js';
+import { createPlans } from '../plans/index.js';
+import { createCalendar, createMemoryLimiter, createRateLimiting, createRedisLimiter, createSharedLimiter, type RateLimiting } from '../ratelimit/index.js';
 
 export interface RateLimitingDeps {
   /** Shared limits across instances when set; in process otherwise. */

@@ -3,7 +3,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { temporaryDir } from '@animal-store/testkit';
-import { createMemoryLimiter, createPlans, createRateLimiting } from '../../ratelimit/index.js';
+import { createPlans } from '../../plans/index.js';
+import { createMemoryLimiter, createRateLimiting } from '../../ratelimit/index.js';
 import { createKeyGuard, VERIFICATIONS_PER_SECOND } from './key-guard.js';
 
 // Issue 29, point 10: the refused addresses the key guard remembers are bounded as the limiter's

@@ -1,5 +1,5 @@
-import type { Calendar } from './calendar.js';
-import type { WindowPolicy } from './policy.js';
+import type { Calendar } from '../calendar.js';
+import { isMonth, type WindowPolicy } from '../policy.js';
 import { admit, advance, bucketOf, clearWindow, resetAt, retryAt, type WindowState } from './sliding-window.js';
 
 /**
@@ -18,7 +18,7 @@ export interface Position {
 
 /** Brings `state` to `at`, dropping what left the window, and says where `at` counts. */
 export function bring(window: WindowPolicy, state: WindowState, at: number, calendar: Calendar): Position {
-  if (window.name !== 'month') {
+  if (!isMonth(window)) {
     const current = bucketOf(window, state, at);
     advance(window, state, current);
     return { current, end: undefined };

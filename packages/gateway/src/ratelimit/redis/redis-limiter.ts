@@ -1,6 +1,7 @@
-import { createBatch, redisKeyNames, type RedisClient } from '../redis/index.js';
-import { createCalendar, type Calendar } from './calendar.js';
-import { revokedDecision, type Limiter, type LimitRequest, type RateDecision } from './policy.js';
+import { createBatch, redisKeyNames, type RedisClient } from '../../redis/index.js';
+import { createCalendar, type Calendar } from '../calendar.js';
+import { revokedDecision, type RateDecision } from '../decision.js';
+import type { Limiter, LimitRequest } from '../limiter.js';
 import { decisionsOf, scriptCall } from './redis-call.js';
 import { createClockOffset } from './redis-clock.js';
 import { RATE_LIMIT_SCRIPT } from './redis-script.js';

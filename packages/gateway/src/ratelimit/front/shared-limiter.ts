@@ -1,8 +1,10 @@
-import { publishRedisDegraded } from '../events/index.js';
-import type { Calendar } from './calendar.js';
+import { publishRedisDegraded } from '../../events/index.js';
+import type { Calendar } from '../calendar.js';
+import { fromFallback, heldDecision, revokedDecision, type RateDecision } from '../decision.js';
+import type { Limiter, LimitRequest } from '../limiter.js';
+import { createMemoryLimiter } from '../memory/index.js';
+import { isMonth } from '../policy.js';
 import { createCircuitBreaker } from './circuit-breaker.js';
-import { createMemoryLimiter } from './memory-limiter.js';
-import { fromFallback, heldDecision, revokedDecision, type Limiter, type LimitRequest, type RateDecision } from './policy.js';
 
 /** What to do while Redis fails (down, slower than the command budget, failing over). */
 export type FailurePolicy = 'open' | 'closed' | 'local';
@@ -89,7 +91,7 @@ export function createSharedLimiter(options: SharedLimiterOptions): Limiter {
       const view = views.get(layer.subject);
       if (view === undefined) continue;
       const used = new Map<string, number>();
-      for (const window of view.windows) if (window.name === 'month' || at - view.at < window.windowMs) used.set(window.name, window.limit - window.remaining);
+      for (const window of view.windows) if (isMonth(window) || at - view.at < window.windowMs) used.set(window.name, window.limit - window.remaining);
       local.seed({ subject: layer.subject, keyId: undefined, policy: layer.policy }, used);
     }
   }

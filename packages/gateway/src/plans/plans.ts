@@ -1,9 +1,17 @@
-import { ceilingSubject, type KeyHolder } from './limit-key.js';
+import {
+  ceilingSubject,
+  dayWindow,
+  minuteAndDay,
+  minuteWindow,
+  monthWindow,
+  type BanPolicy,
+  type KeyHolder,
+  type Layer,
+  type Policy,
+  type WindowPolicy,
+} from '../ratelimit/index.js';
 import { own, type PlansFile } from './plans-file.js';
 import { watchPlans, type PlansSourceOptions } from './plans-source.js';
-import { BUCKETS_PER_WINDOW, DAY_MS, minuteAndDay, MINUTE_MS, monthWindow, type BanPolicy, type Layer, type Policy, type WindowPolicy } from './policy.js';
-
-export { PlansFile, readPlansFile } from './plans-file.js';
 
 /** What limits a key's request: its account's policy, the units it spends, its layers, shadow or not. */
 export interface KeyTerms {
@@ -22,8 +30,8 @@ export type PlansOptions = PlansSourceOptions;
 
 const windowsOf = (limits: { readonly minute?: number | undefined; readonly day?: number | undefined; readonly month?: number | undefined }) => {
   const windows: WindowPolicy[] = [];
-  if (limits.minute !== undefined) windows.push({ name: 'minute', limit: limits.minute, windowMs: MINUTE_MS, buckets: BUCKETS_PER_WINDOW });
-  if (limits.day !== undefined) windows.push({ name: 'day', limit: limits.day, windowMs: DAY_MS, buckets: BUCKETS_PER_WINDOW });
+  if (limits.minute !== undefined) windows.push(minuteWindow(limits.minute));
+  if (limits.day !== undefined) windows.push(dayWindow(limits.day));
   if (limits.month !== undefined) windows.push(monthWindow(limits.month));
   return windows;
 };

@@ -2,15 +2,15 @@
  * The part of the rate-limit script (`redis-script.ts`) that works on one window, of either kind,
  * line for line as `window-state.ts` and `sliding-window.ts` do in process. A window is
  * {first, last, total, counts} (see `account-state-lua.ts`); a policy's window is {letter, limit,
- * ms, buckets, width}, a month having buckets 0 and counting in one bucket, the month itself,
- * whose start is its `last`. It expects the script's locals `now`, `floor`, `remove`,
+ * ms, buckets, width, month} (see `call-header-lua.ts`), a month (`month` true) counting in one
+ * bucket, the month itself, whose start is its `last`. It expects the script's locals `now`, `floor`, `remove`,
  * `monthStart`, `monthEnd` and `monthEndOf`, and defines `bring(win, w)` (returns where `now`
  * counts), `retryOf(win, w, cost)` (ms when cost more units fit, -1 never), `resetOf(win, w)`
  * and `charge(win, w, cur, cost)`.
  */
 export const WINDOW_LUA = `
 local function bring(win, w)
-  if win[4] == 0 then
+  if win[6] then
     -- A new month starts the count again; a clock that steps back stays in the newest month seen.
     if w[2] < monthStart then w[1], w[2], w[3], w[4] = monthStart, monthStart, 0, {} end
     return w[2]
@@ -36,7 +36,7 @@ end
 
 local function retryOf(win, w, cost)
   if win[2] < cost then return -1 end
-  if win[4] == 0 then return monthEndOf(w[2]) end
+  if win[6] then return monthEndOf(w[2]) end
   local toFree, counts = w[3] + cost - win[2], w[4]
   for j = 1, #counts do
     toFree = toFree - counts[j]
@@ -46,14 +46,14 @@ local function retryOf(win, w, cost)
 end
 
 local function resetOf(win, w)
-  if win[4] == 0 then return monthEndOf(w[2]) end
+  if win[6] then return monthEndOf(w[2]) end
   if w[3] == 0 then return now end
   return (w[1] + win[4] + 1) * win[5]
 end
 
 local function charge(win, w, cur, cost)
   w[3] = w[3] + cost
-  if win[4] == 0 then return end
+  if win[6] then return end
   local counts = w[4]
   -- Buckets without requests between the last one and this one count 0.
   for j = #counts + 1, cur - w[1] do counts[j] = 0 end

@@ -1,5 +1,7 @@
-import type { Calendar } from './calendar.js';
-import { decision, revokedDecision, type Layer, type LimitRequest, type Policy, type RateDecision, type WindowReading } from './policy.js';
+import type { Calendar } from '../calendar.js';
+import { decision, revokedDecision, type RateDecision, type WindowReading } from '../decision.js';
+import type { LimitRequest } from '../limiter.js';
+import { isMonth, type Layer, type Policy } from '../policy.js';
 
 /** What a script call sends: its keys and its ARGV, as `redis-script.ts` describes them. */
 export interface ScriptCall {
@@ -50,7 +52,7 @@ export function scriptCall(
       number = policyIndex.size + 1;
       policyIndex.set(signature, number);
       for (const field of fields) policyArgs.push(field);
-      months ||= policy.windows.some((window) => window.name === 'month');
+      months ||= policy.windows.some(isMonth);
     }
     return number;
   };
@@ -83,7 +85,11 @@ function encoded(policy: Policy): { readonly fields: readonly (string | number)[
   if (found !== undefined) return found;
   const ban = policy.ban;
   const fields: (string | number)[] = [ban?.strikes ?? 0, ban?.strikeWindowMs ?? 0, ban?.banMs ?? 0, policy.windows.length];
-  for (const window of policy.windows) fields.push(LETTERS[window.name], window.limit, window.windowMs, window.buckets);
+  for (const window of policy.windows) {
+    // A month goes as window ms 0 and buckets 0: the script reads buckets 0 as a month.
+    if (isMonth(window)) fields.push(LETTERS[window.name], window.limit, 0, 0);
+    else fields.push(LETTERS[window.name], window.limit, window.windowMs, window.buckets);
+  }
   ENCODED.set(policy, (found = { fields, signature: fields.join(',') }));
   return found;
 }
@@ -114,13 +120,15 @@ export function decisionsOf(requests: readonly LimitRequest[], reply: readonly n
         const name = layer === OWN ? undefined : layer.policy.name;
         for (const window of (layer === OWN ? request.policy : layer.policy).windows) {
           const resetAt = reply[k + 1] as number;
+          const month = isMonth(window);
           const reading: { -readonly [F in keyof WindowReading]: WindowReading[F] } = {
             name: window.name,
             limit: window.limit,
-            windowMs: window.name === 'month' ? resetAt - calendar.monthOf(resetAt - 1).start : window.windowMs,
+            windowMs: month ? resetAt - calendar.monthOf(resetAt - 1).start : window.windowMs,
             remaining: Math.max(0, window.limit - (reply[k] as number)),
             resetAt,
           };
+          if (month) reading.kind = 'month';
           if (name !== undefined) reading.layer = name;
           windows.push(reading);
           k += 2;

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { createMemoryLimiter } from './memory-limiter.js';
-import { BUCKETS_PER_WINDOW, MINUTE_MS, type Policy } from './policy.js';
+import { BUCKETS_PER_WINDOW, MINUTE_MS, type Policy } from '../policy.js';
 
 const FREE: Policy = {
   name: 'free',

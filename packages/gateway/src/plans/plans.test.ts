@@ -5,9 +5,10 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import type { Identity } from '../auth/index.js';
-import { anonymousSubject } from './limit-key.js';
-import { MAX_CEILINGS } from './plans-file.js';
-import { createPlans, readPlansFile } from './plans.js';
+import type { Policy } from '../ratelimit/index.js';
+import { anonymousSubject } from '../ratelimit/limit-key.js';
+import { MAX_CEILINGS, readPlansFile } from './plans-file.js';
+import { createPlans } from './plans.js';
 
 const SHIPPED = fileURLToPath(new URL('../../plans/plans.json', import.meta.url));
 const identity = (plan: Identity['plan'], subject = 'acme', limits?: Identity['limits']): Identity => ({
@@ -35,6 +36,36 @@ test('enterprise: account override first, then the limits signed into the key, t
   assert.deepEqual(limitsOf(plans.forIdentity(identity('enterprise', 'megacorp', { minute: 1 }))), { minute: 9000, day: 9000000 });
   assert.deepEqual(limitsOf(plans.forIdentity(identity('enterprise', 'other', { minute: 7000 }))), { minute: 7000, day: 2000000 });
   assert.deepEqual(limitsOf(plans.forIdentity(identity('enterprise', 'other'))), { minute: 5000, day: 2000000 });
+});
+
+test('every window a plan makes says its kind: minute and day slide, a month is a calendar month', () => {
+  const file = join(temporaryDir('plans-'), 'plans.json');
+  const base = readPlansFile(SHIPPED);
+  writeFileSync(
+    file,
+    JSON.stringify({ ...base, plans: { ...base.plans, free: { minute: 60, day: 1000, month: 20000 } }, operations: { createPet: { day: 10, month: 50 } } }),
+  );
+  const plans = createPlans(file);
+  const kinds = (policy: Policy) => policy.windows.map((window) => [window.name, window.kind]);
+  const free = plans.forKey(identity('free'), 'createPet');
+  assert.deepEqual(kinds(free.policy), [
+    ['minute', 'sliding'],
+    ['day', 'sliding'],
+    ['month', 'month'],
+  ]);
+  assert.deepEqual(
+    free.layers.map((layer) => kinds(layer.policy)),
+    [
+      [
+        ['day', 'sliding'],
+        ['month', 'month'],
+      ],
+    ],
+  );
+  assert.deepEqual(kinds(plans.anonymous()), [
+    ['minute', 'sliding'],
+    ['day', 'sliding'],
+  ]);
 });
 
 test('a per-plan ban policy overrides the default', () => {

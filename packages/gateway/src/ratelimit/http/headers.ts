@@ -1,4 +1,5 @@
-import type { RateDecision, WindowReading } from './policy.js';
+import type { RateDecision, WindowReading } from '../decision.js';
+import { isMonth } from '../policy.js';
 
 const seconds = (ms: number) => Math.ceil(ms / 1000);
 
@@ -44,8 +45,7 @@ export function rateLimitHeaders(decision: RateDecision): Record<string, string>
     return `"${itemName(w)}";r=${remaining};t=${Math.max(0, seconds(until - now))}`;
   };
   // A monthly quota says its unit (the draft's `qu`): a request spends its operation's cost of it.
-  const policy = (w: RateDecision['windows'][number]): string =>
-    `"${itemName(w)}";q=${w.limit};w=${seconds(w.windowMs)}${w.name === 'month' ? ';qu="request"' : ''}`;
+  const policy = (w: RateDecision['windows'][number]): string => `"${itemName(w)}";q=${w.limit};w=${seconds(w.windowMs)}${isMonth(w) ? ';qu="request"' : ''}`;
   const headers: Record<string, string> = {
     'ratelimit-policy': windows.map(policy).join(', '),
     ratelimit: windows.map(item).join(', '),

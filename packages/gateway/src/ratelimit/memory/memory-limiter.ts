@@ -1,5 +1,7 @@
-import { createCalendar, type Calendar } from './calendar.js';
-import { decision, type Limiter, type LimitRequest, type Policy, type RateDecision, type WindowReading } from './policy.js';
+import { createCalendar, type Calendar } from '../calendar.js';
+import { decision, type RateDecision, type WindowReading } from '../decision.js';
+import type { Limiter, LimitRequest } from '../limiter.js';
+import { isMonth, type Policy } from '../policy.js';
 import { clearWindow, emptyWindow, type WindowState } from './sliding-window.js';
 import { bring, charge, lengthOf, resetOf, retryOf, type Position } from './window-state.js';
 
@@ -134,7 +136,7 @@ export function createMemoryLimiter(options: MemoryLimiterOptions = {}): MemoryL
         state = state === undefined ? emptyWindow() : { ...state, counts: state.counts.slice() };
       } else if (state === undefined) {
         state = (entry as Entry)[window.name] = emptyWindow();
-        const keptMs = window.name === 'month' ? MONTH_KEPT_MS : window.windowMs;
+        const keptMs = isMonth(window) ? MONTH_KEPT_MS : window.windowMs;
         if (keptMs > (entry as Entry).keptMs) (entry as Entry).keptMs = keptMs;
       }
       return { window, state, position: bring(window, state, at, calendar), layer, layerName };
@@ -149,6 +151,7 @@ export function createMemoryLimiter(options: MemoryLimiterOptions = {}): MemoryL
       remaining: Math.max(0, c.window.limit - c.state.total),
       resetAt: resetOf(c.window, c.state, c.position, at),
     };
+    if (isMonth(c.window)) reading.kind = 'month';
     if (c.layerName !== undefined) reading.layer = c.layerName;
     return reading;
   }

@@ -1,4 +1,4 @@
-import type { WindowPolicy } from './policy.js';
+import type { WindowPolicy } from '../policy.js';
 
 /**
  * Sub-bucketed sliding window, counted conservatively. Time is cut into buckets of

@@ -2,8 +2,9 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { parseList, type Item } from 'structured-headers';
 import { exhaustedWindows, rateLimitHeaders } from './headers.js';
-import { createMemoryLimiter } from './memory-limiter.js';
-import { decision, minuteAndDay } from './policy.js';
+import { decision } from '../decision.js';
+import { createMemoryLimiter } from '../memory/index.js';
+import { minuteAndDay } from '../policy.js';
 
 const FREE = minuteAndDay('free', 60, 1000, { strikes: 3, strikeWindowMs: 60_000, banMs: 300_000 });
 /** 2030-01-01T00:00:00.000Z: a minute edge and a day-bucket edge (24 min buckets). */

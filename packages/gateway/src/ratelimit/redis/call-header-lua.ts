@@ -7,7 +7,7 @@
  * for every request of the call that checks its key's revocation. ARGV is as `redis-script.ts`
  * describes it. It expects the script's locals `ARGV`, `KEYS`, `call`, `tonumber`, `floor` and
  * `sub`, and defines `now`, `requests`, `policies` (a window is {letter, limit, ms, buckets,
- * width}), `first` (the offset of the first request's fields) and `revoked` (by request number).
+ * width, month}), `first` (the offset of the first request's fields) and `revoked` (by request number).
  */
 export const CALL_HEADER_LUA = `
 local now
@@ -37,7 +37,9 @@ local function monthEndOf(start)
   return monthEnd
 end
 
--- Policies, read once a call. A window is {letter, limit, ms, buckets, width} (a month: buckets 0).
+-- Policies, read once a call. A window is {letter, limit, ms, buckets, width, month}: month is
+-- true for a calendar month, which a call sends as window ms 0 and buckets 0 (the only place
+-- that reads it so: the rest of the script asks month).
 local policies = {}
 for i = 1, tonumber(ARGV[4]) do
   local n = tonumber(ARGV[a + 3])
@@ -45,10 +47,10 @@ for i = 1, tonumber(ARGV[4]) do
   for k = 1, n do
     local b = a + 4 + (k - 1) * 4
     local ms, buckets = tonumber(ARGV[b + 2]), tonumber(ARGV[b + 3])
-    local width = 0
+    local month, width = buckets == 0, 0
     -- A month's counter must outlive the month; a sliding window's, a window and a bucket.
-    if buckets == 0 then ms = monthEnd - now else width = ms / buckets end
-    wins[k] = { sub(ARGV[b], 1, 1), tonumber(ARGV[b + 1]), ms, buckets, width }
+    if month then ms = monthEnd - now else width = ms / buckets end
+    wins[k] = { sub(ARGV[b], 1, 1), tonumber(ARGV[b + 1]), ms, buckets, width, month }
     if ms + width > longest then longest = ms + width end
   end
   policies[i] = { wins = wins, n = n, strikes = tonumber(ARGV[a]), strikeMs = tonumber(ARGV[a + 1]), banMs = tonumber(ARGV[a + 2]), longest = longest }
