@@ -65,7 +65,7 @@ export function createSupervisor(options: SupervisorOptions) {
   let stopped: (() => void) | undefined;
   /** Set by a crash loop: the exit code the gateway stops with. */
   let failure: number | undefined;
-  let onFailure: ((code: number) => void) | undefined;
+  const failureListeners: ((code: number) => void)[] = [];
 
   function fork(settings: Generation): Member {
     const worker = cluster.fork(settings.overrides);
@@ -141,7 +141,7 @@ export function createSupervisor(options: SupervisorOptions) {
 
   function fail(code: number): void {
     failure = code;
-    onFailure?.(code);
+    for (const listener of failureListeners) listener(code);
   }
 
   /** The workers that are not ready, asked through the primary by a worker's `/readyz`; empty when all are. */
@@ -240,7 +240,7 @@ export function createSupervisor(options: SupervisorOptions) {
       current = settings;
       const forked = Array.from({ length: settings.workers }, () => fork(settings));
       await new Promise<void>((resolve, reject) => {
-        onFailure = (code) => reject(code);
+        failureListeners.push((code) => reject(code));
         let waiting = forked.length;
         for (const member of forked) {
           void member.started.then((started) => {
@@ -263,7 +263,7 @@ export function createSupervisor(options: SupervisorOptions) {
 
     /** Calls `listener` with the exit code when the gateway must stop on its own (a crash loop). */
     onFailure(listener: (code: number) => void): void {
-      onFailure = listener;
+      failureListeners.push(listener);
       if (failure !== undefined) listener(failure);
     },
 
