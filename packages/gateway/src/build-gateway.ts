@@ -16,6 +16,7 @@ import { createMetricsServer } from './observability/metrics-server.js';
 import { createTracing } from './observability/tracing.js';
 import { createLinkRewriter } from './http/link-rewrite.js';
 import { createUpstream, upstreamPrefix, type Upstream } from './proxy/index.js';
+import type { ChannelToPrimary } from './ratelimit/primary/index.js';
 import { createRedisClient, observeRedis, redisKeyNames, type RedisClient } from './redis/index.js';
 import { gatewayOperations, loadOperations, type Operation } from './routing/index.js';
 import { createAuthentication } from './wiring/authentication.js';
@@ -28,6 +29,11 @@ export interface BuildDeps {
   readonly now?: () => number;
   /** For tests only: the Redis script's clock too (production uses Redis TIME). */
   readonly redisNow?: () => number;
+  /**
+   * Set in a worker of a gateway of several (`node:cluster`): its channel to the primary (the
+   * worker's `process`), which keeps the limits in process for every worker (`hostLimits`).
+   */
+  readonly primary?: ChannelToPrimary;
 }
 
 export interface BuiltGateway {
@@ -98,6 +104,7 @@ export function buildGateway(config: GatewayConfig, deps: BuildDeps): BuiltGatew
           },
     now,
     ...(deps.redisNow === undefined ? {} : { redisNow: deps.redisNow }),
+    primary: deps.primary,
     operationIds: new Set(operations.map((operation) => operation.operationId)),
   });
   // With limits in Redis, the deny-list is asked in the limit's round trip; otherwise on its own.

@@ -7,6 +7,7 @@ import { createPlans } from '../ratelimit/plans.js';
 import { createRateLimiting, type RateLimiting } from '../ratelimit/rate-limiting.js';
 import { createRedisLimiter } from '../ratelimit/redis-limiter.js';
 import { createSharedLimiter } from '../ratelimit/shared-limiter.js';
+import { createPrimaryLimiter, type ChannelToPrimary } from '../ratelimit/primary/index.js';
 
 export interface RateLimitingDeps {
   /** Shared limits across instances when set; in process otherwise. */
@@ -31,6 +32,12 @@ export interface RateLimitingDeps {
   readonly operationIds?: ReadonlySet<string>;
   /** The gateway's event source: its plans' reloads are published under it. */
   readonly source?: object;
+  /**
+   * In a worker of a gateway of several (`node:cluster`): its channel to the primary, which keeps
+   * the in-process counters of every worker (`hostLimits`). Without Redis every check is the
+   * primary's; with Redis, the `local` failure policy's share is.
+   */
+  readonly primary?: ChannelToPrimary | undefined;
 }
 
 /** The rate limiting the configuration describes, or `undefined` with RATE_LIMITS=off. */
@@ -49,7 +56,12 @@ export function createRateLimitingFromConfig(config: GatewayConfig['rateLimits']
   const now = deps.now ?? Date.now;
   const calendar = createCalendar(config.quotaTimeZone);
   const { maxAddresses } = config;
-  if (deps.redis === undefined) return createRateLimiting(createMemoryLimiter({ now, calendar, maxAddresses }), plans);
+  if (deps.redis === undefined) {
+    return createRateLimiting(
+      deps.primary === undefined ? createMemoryLimiter({ now, calendar, maxAddresses }) : createPrimaryLimiter(deps.primary, 'process'),
+      plans,
+    );
+  }
   const { revocations } = deps.redis;
   const shared = createRedisLimiter(deps.redis.client, {
     prefix: deps.redis.prefix,
@@ -67,6 +79,7 @@ export function createRateLimitingFromConfig(config: GatewayConfig['rateLimits']
     calendar,
     maxAddresses,
     revocations,
+    ...(deps.primary !== undefined && config.onRedisFailure === 'local' ? { local: createPrimaryLimiter(deps.primary, 'local') } : {}),
   });
   return createRateLimiting(limiter, plans, { checksRevocation: revocations !== undefined });
 }

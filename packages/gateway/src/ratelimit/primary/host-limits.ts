@@ -1,0 +1,108 @@
+import type { GatewayConfig } from '../../config/index.js';
+import { createCalendar } from '../calendar.js';
+import { createMemoryLimiter, type MemoryLimiter } from '../memory-limiter.js';
+import type { Policy, RateDecision } from '../policy.js';
+import {
+  answerOf,
+  CHECK_TYPE,
+  DECIDED_TYPE,
+  FAILED,
+  isMessage,
+  requestOf,
+  SEED,
+  seedOf,
+  UNKNOWN,
+  type CheckBatch,
+  type DecidedBatch,
+  type Engine,
+  type WireAnswer,
+} from './protocol.js';
+
+/** All the primary needs of a forked worker: a `node:cluster` `Worker`. */
+export interface HostedWorker {
+  send(message: DecidedBatch, sendHandle: undefined, options: undefined, callback: (error: Error | null) => void): boolean;
+  isConnected(): boolean;
+  on(event: 'message', listener: (message: unknown) => void): unknown;
+}
+
+/** The gateway's in-process limits, kept by the primary for all its workers. */
+export interface LimitsHost {
+  /** Answers the checks `worker` sends (see `createPrimaryLimiter`); call it for every forked worker. */
+  attach(worker: HostedWorker): void;
+}
+
+/** Policies the primary keeps by id, at most (past it, it forgets them all; workers send them again). */
+const MAX_POLICIES = 20_000;
+const NOTHING: WireAnswer = [];
+const FAILURE: WireAnswer = [FAILED];
+const ignore = () => {};
+
+export interface HostLimitsOptions {
+  /** ms since the epoch; injected so tests control time. */
+  readonly now?: () => number;
+  /** Policies kept by id at most (20,000; tests make it small to see them sent again). */
+  readonly maxPolicies?: number;
+}
+
+/**
+ * The limits of a gateway without Redis, in its primary: one `createMemoryLimiter` (the settings'
+ * calendar and `RATE_LIMIT_MAX_ADDRESSES`) that every worker asks, so the workers together admit
+ * exactly what one process would, and the counters outlive any worker (a crash, a reload). With
+ * Redis, the same for the `local` failure policy: one share of the plan for the whole gateway.
+ * Each batch is decided in one go, in the order of its checks, on the primary's clock.
+ */
+export function hostLimits(config: GatewayConfig['rateLimits'], options: HostLimitsOptions = {}): LimitsHost {
+  if (config.mode === 'off') return { attach: () => {} };
+  const calendar = createCalendar(config.quotaTimeZone);
+  const made = (share: number) =>
+    createMemoryLimiter({ share, calendar, maxAddresses: config.maxAddresses, ...(options.now === undefined ? {} : { now: options.now }) });
+  const engines = new Map<Engine, MemoryLimiter>();
+  const engineOf = (engine: Engine): MemoryLimiter => {
+    let limiter = engines.get(engine);
+    if (limiter === undefined) engines.set(engine, (limiter = made(engine === 'local' ? config.localShare : 1)));
+    return limiter;
+  };
+  const policies = new Map<string, Policy>();
+  const maxPolicies = options.maxPolicies ?? MAX_POLICIES;
+
+  function decide(batch: CheckBatch): Promise<WireAnswer[]> {
+    const limiter = engineOf(batch.engine);
+    const definitions = batch.policies;
+    if (policies.size + definitions.length / 2 > maxPolicies) policies.clear();
+    for (let i = 0; i < definitions.length; i += 2) policies.set(definitions[i] as string, JSON.parse(definitions[i + 1] as string) as Policy);
+    // Every check is decided here, one after the other (the limiter's work is synchronous): the
+    // promises only carry decisions already made.
+    const decided: (Promise<RateDecision> | WireAnswer)[] = [];
+    for (const check of batch.checks) {
+      if (check[0] === SEED) {
+        const seed = seedOf(check, policies);
+        if (seed !== undefined) limiter.seed(seed.request, seed.used);
+        decided.push(NOTHING);
+        continue;
+      }
+      const missing: string[] = [];
+      const request = requestOf(check, policies, missing);
+      decided.push(request === undefined ? [UNKNOWN, ...missing] : limiter.check(request));
+    }
+    return Promise.all(decided).then((all) => all.map((one) => (Array.isArray(one) ? one : answerOf(one as RateDecision))));
+  }
+
+  return {
+    attach(worker) {
+      worker.on('message', (message) => {
+        if (!isMessage<CheckBatch>(message, CHECK_TYPE)) return;
+        const reply = (answers: WireAnswer[]) => {
+          // A worker gone meanwhile needs no answer; a failed send is its channel closing.
+          if (worker.isConnected()) worker.send({ type: DECIDED_TYPE, engine: message.engine, answers }, undefined, undefined, ignore);
+        };
+        let answered: Promise<WireAnswer[]>;
+        try {
+          answered = decide(message);
+        } catch {
+          answered = Promise.reject(new Error('undecided'));
+        }
+        answered.then(reply, () => reply(message.checks.map(() => FAILURE)));
+      });
+    },
+  };
+}
