@@ -1,6 +1,6 @@
 import type { GatewayConfig } from '../../config/index.js';
 import { createCalendar } from '../calendar.js';
-import { createMemoryLimiter, type MemoryLimiter } from '../memory-limiter.js';
+import { createMemoryLimiter, DEFAULT_MAX_ADDRESSES, type MemoryLimiter } from '../memory-limiter.js';
 import type { Policy, RateDecision } from '../policy.js';
 import {
   answerOf,
@@ -29,6 +29,12 @@ export interface HostedWorker {
 export interface LimitsHost {
   /** Answers the checks `worker` sends (see `createPrimaryLimiter`); call it for every forked worker. */
   attach(worker: HostedWorker): void;
+  /**
+   * The settings of a reload: the counters are kept, unless `QUOTA_TIME_ZONE`,
+   * `RATE_LIMIT_MAX_ADDRESSES` or `RATE_LIMIT_LOCAL_SHARE` changed (then those of the limiter
+   * they shape start over, as at a restart).
+   */
+  reload(config: GatewayConfig['rateLimits']): void;
 }
 
 /** Policies the primary keeps by id, at most (past it, it forgets them all; workers send them again). */
@@ -36,6 +42,13 @@ const MAX_POLICIES = 20_000;
 const NOTHING: WireAnswer = [];
 const FAILURE: WireAnswer = [FAILED];
 const ignore = () => {};
+
+/** What shapes the primary's limiters; with RATE_LIMITS=off, the defaults (no worker asks). */
+function settingsOf(config: GatewayConfig['rateLimits']) {
+  const { quotaTimeZone, maxAddresses, localShare } =
+    config.mode === 'off' ? { quotaTimeZone: 'UTC', maxAddresses: DEFAULT_MAX_ADDRESSES, localShare: 0.5 } : config;
+  return { quotaTimeZone, maxAddresses, localShare, shape: `${quotaTimeZone}|${maxAddresses}` };
+}
 
 export interface HostLimitsOptions {
   /** ms since the epoch; injected so tests control time. */
@@ -52,15 +65,22 @@ export interface HostLimitsOptions {
  * Each batch is decided in one go, in the order of its checks, on the primary's clock.
  */
 export function hostLimits(config: GatewayConfig['rateLimits'], options: HostLimitsOptions = {}): LimitsHost {
-  if (config.mode === 'off') return { attach: () => {} };
-  const calendar = createCalendar(config.quotaTimeZone);
-  const made = (share: number) =>
-    createMemoryLimiter({ share, calendar, maxAddresses: config.maxAddresses, ...(options.now === undefined ? {} : { now: options.now }) });
-  const engines = new Map<Engine, MemoryLimiter>();
+  // Made when a worker first asks: with RATE_LIMITS=off none does (a reload may turn them on).
+  let settings = settingsOf(config);
+  const engines = new Map<Engine, { readonly limiter: MemoryLimiter; readonly made: string }>();
   const engineOf = (engine: Engine): MemoryLimiter => {
-    let limiter = engines.get(engine);
-    if (limiter === undefined) engines.set(engine, (limiter = made(engine === 'local' ? config.localShare : 1)));
-    return limiter;
+    const shape = engine === 'local' ? `${settings.shape}|${settings.localShare}` : settings.shape;
+    let found = engines.get(engine);
+    if (found === undefined || found.made !== shape) {
+      const limiter = createMemoryLimiter({
+        share: engine === 'local' ? settings.localShare : 1,
+        calendar: createCalendar(settings.quotaTimeZone),
+        maxAddresses: settings.maxAddresses,
+        ...(options.now === undefined ? {} : { now: options.now }),
+      });
+      engines.set(engine, (found = { limiter, made: shape }));
+    }
+    return found.limiter;
   };
   const policies = new Map<string, Policy>();
   const maxPolicies = options.maxPolicies ?? MAX_POLICIES;
@@ -88,6 +108,9 @@ export function hostLimits(config: GatewayConfig['rateLimits'], options: HostLim
   }
 
   return {
+    reload(next) {
+      settings = settingsOf(next);
+    },
     attach(worker) {
       worker.on('message', (message) => {
         if (!isMessage<CheckBatch>(message, CHECK_TYPE)) return;
