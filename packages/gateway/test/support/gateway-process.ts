@@ -18,7 +18,7 @@ export interface GatewayProcess {
   readonly service: ServiceProcess;
   /**
    * The access-log lines of `subject`'s requests, once `count` of them were written (the log is
-   * written in blocks, up to 100 ms late); throws after 10 s with what was found.
+   * written in blocks, up to 100 ms late); throws after 30 s with what was found.
    */
   accessLines(subject: string, count: number): Promise<AccessLine[]>;
   stop(): Promise<void>;
@@ -44,7 +44,7 @@ export async function startGatewayProcess(env: Readonly<Record<string, string>>)
     url,
     service,
     async accessLines(subject, count) {
-      const deadline = Date.now() + 10_000;
+      const deadline = Date.now() + 30_000;
       for (;;) {
         const output = service.output();
         const end = output.lastIndexOf('\n') + 1;
