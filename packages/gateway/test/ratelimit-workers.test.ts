@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { redisSkipReason } from '@animal-store/testkit';
-import { byWorker, startGatewayProcess, type GatewayProcess } from './support/gateway-process.js';
-import { burst, startLimitedStack, writePlansFile, type LimitedStack } from './support/index.js';
+import { accessLinesOf, byWorker, type AccessLine } from './support/access-lines.js';
+import { burst, startGatewayProcess, startLimitedStack, waitUntilReady, writePlansFile, type LimitedStack } from './support/index.js';
 
 // Issue 30, point 2: one gateway process with two workers (WORKERS=2), its limits exact across
 // them as if it were one process. Without Redis the primary keeps the counters and every worker
@@ -13,6 +13,20 @@ import { burst, startLimitedStack, writePlansFile, type LimitedStack } from './s
 
 const REPETITIONS = 5;
 
+interface Gateway {
+  readonly url: string;
+  /** `subject`'s access-log lines, once `count` were written. */
+  accessLines(subject: string, count: number): Promise<AccessLine[]>;
+  stop(): Promise<unknown>;
+}
+
+/** The gateway process with two workers, ready (`/readyz`), its access log read as it comes. */
+async function startWorkers(env: Record<string, string>): Promise<Gateway> {
+  const gateway = await startGatewayProcess({ LOG_LEVEL: 'info', ...env, WORKERS: '2' });
+  await waitUntilReady(gateway.url, 30_000);
+  return { url: gateway.url, accessLines: accessLinesOf(gateway), stop: () => gateway.stop('SIGTERM', 10_000) };
+}
+
 async function usageOf(url: string, token: string): Promise<{ minute: number | undefined; day: number | undefined }> {
   const res = await fetch(`${url}/v1/usage`, { headers: { authorization: `Bearer ${token}` } });
   assert.equal(res.status, 200);
@@ -21,7 +35,7 @@ async function usageOf(url: string, token: string): Promise<{ minute: number | u
 }
 
 /** `REPETITIONS` bursts on fresh free keys: each exactly 60, served by both workers, `/v1/usage` agreeing. */
-async function exactBursts(gateway: GatewayProcess, stack: LimitedStack, name: string): Promise<void> {
+async function exactBursts(gateway: Gateway, stack: LimitedStack, name: string): Promise<void> {
   for (let i = 0; i < REPETITIONS; i++) {
     const sub = `${name}-${i}`;
     const { token } = await stack.keyring.issue({ plan: 'free', sub });
@@ -36,7 +50,7 @@ async function exactBursts(gateway: GatewayProcess, stack: LimitedStack, name: s
 
 describe('limits in process, exact across the workers of one gateway (WORKERS=2, no Redis)', () => {
   let stack: LimitedStack;
-  const gateways: GatewayProcess[] = [];
+  const gateways: Gateway[] = [];
   before(async () => {
     stack = await startLimitedStack({ redis: false });
   });
@@ -46,13 +60,13 @@ describe('limits in process, exact across the workers of one gateway (WORKERS=2,
   });
 
   test(`3,000 parallel requests on a free key admit exactly 60, ${REPETITIONS} times`, { timeout: 120_000 }, async () => {
-    const gateway = await startGatewayProcess({ ...stack.env, WORKERS: '2' });
+    const gateway = await startWorkers(stack.env);
     gateways.push(gateway);
     await exactBursts(gateway, stack, 'in-process');
   });
 
   test('a shadow plan: all 3,000 admitted, exactly 60 charged, the other 2,940 admitted in shadow', { timeout: 60_000 }, async () => {
-    const gateway = await startGatewayProcess({ ...stack.env, WORKERS: '2', SHADOW_PLANS: 'free' });
+    const gateway = await startWorkers({ ...stack.env, SHADOW_PLANS: 'free' });
     gateways.push(gateway);
     const { token } = await stack.keyring.issue({ plan: 'free', sub: 'shadow-burst' });
     assert.deepEqual(await burst([gateway.url], 3000, token), { 200: 3000 });
@@ -68,7 +82,7 @@ describe('limits in process, exact across the workers of one gateway (WORKERS=2,
     const plans = JSON.parse(readFileSync(writePlansFile(), 'utf8')) as object;
     const file = writePlansFile();
     writeFileSync(file, JSON.stringify({ ...plans, operations: { echoGet: { minute: 250 } } }));
-    const gateway = await startGatewayProcess({ ...stack.env, WORKERS: '2', PLANS_FILE: file });
+    const gateway = await startWorkers({ ...stack.env, PLANS_FILE: file });
     gateways.push(gateway);
     const tokens = await Promise.all([1, 2, 3].map(async (i) => (await stack.keyring.issue({ plan: 'business', sub: `ceiling-${i}` })).token));
     const counts = await Promise.all(tokens.map((token) => burst([gateway.url], 1000, token)));
@@ -81,7 +95,7 @@ describe('limits in process, exact across the workers of one gateway (WORKERS=2,
 
 describe('limits in Redis, exact across the workers of one gateway (WORKERS=2)', { skip: redisSkipReason() }, () => {
   let stack: LimitedStack;
-  let gateway: GatewayProcess | undefined;
+  let gateway: Gateway | undefined;
   before(async () => {
     stack = await startLimitedStack();
   });
@@ -91,7 +105,7 @@ describe('limits in Redis, exact across the workers of one gateway (WORKERS=2)',
   });
 
   test(`3,000 parallel requests on a free key admit exactly 60, ${REPETITIONS} times`, { timeout: 120_000 }, async () => {
-    gateway = await startGatewayProcess({ ...stack.env, WORKERS: '2' });
+    gateway = await startWorkers(stack.env);
     await exactBursts(gateway, stack, 'redis');
   });
 
@@ -99,8 +113,8 @@ describe('limits in Redis, exact across the workers of one gateway (WORKERS=2)',
     const { token } = await stack.keyring.issue({ plan: 'business', sub: 'local-share' });
     await stack.redis?.stop('SIGKILL');
     // 1,000 a minute at the default share of 0.5: 500 for the gateway, whatever its workers.
-    const counts = await burst([(gateway as GatewayProcess).url], 3000, token);
-    const workers = byWorker(await (gateway as GatewayProcess).accessLines('local-share', 3000));
+    const counts = await burst([(gateway as Gateway).url], 3000, token);
+    const workers = byWorker(await (gateway as Gateway).accessLines('local-share', 3000));
     console.log(`# Redis down: ${JSON.stringify(counts)}, by worker ${JSON.stringify(Object.fromEntries(workers))}`);
     assert.deepEqual(counts, { 200: 500, 429: 2500 });
     assert.equal(workers.size, 2);

@@ -1,78 +1,98 @@
+import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { request as httpsRequest } from 'node:https';
 import { fileURLToPath } from 'node:url';
-import { freePort, startService, type ServiceProcess } from '@animal-store/testkit';
-import { waitUntilReady } from './start-gateway.js';
+import { startService, type ServiceProcess } from '@animal-store/testkit';
 
 const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
 
-/** One line of a gateway's access log, as the tests read it (pino adds the writer's `pid`). */
-export interface AccessLine {
-  readonly pid: number;
-  readonly subject?: string;
-  readonly status: number;
-  readonly decision?: string;
-}
+/** A log line of the gateway's processes, parsed. */
+export type LogRecord = Record<string, unknown> & { readonly msg?: string; readonly pid?: number; readonly worker?: number };
 
-/** The gateway as production runs it (`src/main.ts`, its workers), with its log kept for the test. */
-export interface GatewayProcess {
-  readonly url: string;
-  readonly service: ServiceProcess;
+/** A gateway started as production starts it (`src/main.ts`): a primary and its workers. */
+export interface GatewayProcess extends ServiceProcess {
+  /** The workers' pids, as the `gateway listening` line names them. */
+  readonly workerPids: readonly number[];
+  /** Every JSON line written so far, parsed. */
+  records(): LogRecord[];
   /**
-   * The access-log lines of `subject`'s requests, once `count` of them were written (the log is
-   * written in blocks, up to 100 ms late); throws after 30 s with what was found.
+   * Resolves with the first line `match` accepts, polling the output (rejects after `timeoutMs`);
+   * with `from`, among the lines after the first `from` (`records().length` before an action).
    */
-  accessLines(subject: string, count: number): Promise<AccessLine[]>;
-  stop(): Promise<void>;
+  waitForRecord(match: (record: LogRecord) => boolean, timeoutMs?: number, from?: number): Promise<LogRecord>;
 }
 
-/**
- * Starts `src/main.ts` on a free loopback port with `env` (and `LOG_LEVEL=info`, for the access
- * log), and resolves once `/readyz` answers 200.
- */
-export async function startGatewayProcess(env: Readonly<Record<string, string>>): Promise<GatewayProcess> {
-  const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
-  const service = await startService({ entry: MAIN, env: { HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'info', ...env }, timeoutMs: 30_000 });
-  try {
-    await waitUntilReady(url, 30_000);
-  } catch (error) {
-    await service.stop('SIGKILL');
-    throw error;
-  }
-  let parsed = 0;
-  const lines: AccessLine[] = [];
+/** Starts `src/main.ts` with `WORKERS=2` on a free port unless `env` says otherwise; ready once it says it listens. */
+export async function startGatewayProcess(env: Record<string, string>, timeoutMs = 60_000): Promise<GatewayProcess> {
+  const service = await startService({ entry: MAIN, env: { PORT: '0', WORKERS: '2', ...env }, timeoutMs });
+  const records = () =>
+    service
+      .output()
+      .split('\n')
+      .filter((line) => line.startsWith('{') && line.endsWith('}'))
+      .map((line) => JSON.parse(line) as LogRecord);
+  const listening = records().find((record) => record.msg === 'gateway listening');
   return {
-    url,
-    service,
-    async accessLines(subject, count) {
-      const deadline = Date.now() + 30_000;
+    ...service,
+    workerPids: (listening?.pids as number[] | undefined) ?? [],
+    records,
+    async waitForRecord(match, waitMs = 15_000, from = 0) {
+      const deadline = Date.now() + waitMs;
       for (;;) {
-        const output = service.output();
-        const end = output.lastIndexOf('\n') + 1;
-        for (const line of output.slice(parsed, end).split('\n')) {
-          if (!line.startsWith('{') || !line.includes('"status"')) continue;
-          const record = JSON.parse(line) as AccessLine;
-          if (typeof record.status === 'number') lines.push(record);
-        }
-        parsed = end;
-        const found = lines.filter((line) => line.subject === subject);
-        if (found.length >= count) return found;
-        if (Date.now() > deadline) throw new Error(`${found.length} access-log lines of ${subject}, ${count} expected`);
-        await new Promise((resolve) => setTimeout(resolve, 50));
+        const found = records().slice(from).find(match);
+        if (found !== undefined) return found;
+        if (Date.now() > deadline) throw new Error(`no such log line within ${waitMs} ms:\n${service.output()}`);
+        await new Promise((resolve) => setTimeout(resolve, 20));
       }
-    },
-    stop: async () => {
-      await service.stop('SIGTERM', 10_000);
     },
   };
 }
 
-/** The answers of `lines` by status and by the worker (pid) that wrote them. */
-export function byWorker(lines: readonly AccessLine[]): Map<number, Record<number, number>> {
-  const workers = new Map<number, Record<number, number>>();
-  for (const line of lines) {
-    let counts = workers.get(line.pid);
-    if (counts === undefined) workers.set(line.pid, (counts = {}));
-    counts[line.status] = (counts[line.status] ?? 0) + 1;
+/** An answer read whole. */
+export interface FreshAnswer {
+  readonly status: number;
+  readonly headers: IncomingHttpHeaders;
+  readonly body: string;
+}
+
+/**
+ * One request on a connection of its own (no agent, `Connection: close`): with node:cluster's
+ * round robin, consecutive connections go to the workers in turn.
+ */
+export function requestOnFreshConnection(
+  url: string,
+  options: { readonly headers?: Record<string, string>; readonly method?: string; readonly ca?: string; readonly timeoutMs?: number } = {},
+): Promise<FreshAnswer> {
+  const request = url.startsWith('https:') ? httpsRequest : httpRequest;
+  return new Promise((resolve, reject) => {
+    const req = request(
+      url,
+      {
+        method: options.method ?? 'GET',
+        agent: false,
+        headers: { connection: 'close', ...options.headers },
+        ...(options.ca === undefined ? {} : { ca: options.ca }),
+        timeout: options.timeoutMs ?? 10_000,
+      },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (body += chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+        res.on('error', reject);
+      },
+    );
+    req.on('timeout', () => req.destroy(new Error(`no answer from ${url} in time`)));
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/** Whether a process of that pid still runs. */
+export function processRuns(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
   }
-  return workers;
 }
