@@ -1,4 +1,4 @@
-import cluster, { type Worker } from 'node:cluster';
+import type { Worker } from 'node:cluster';
 import type { Server } from 'node:http';
 import { bufferedStdout, exitWithProblems, nodeSupport } from '@animal-store/http-kit';
 import { pino, type Logger } from 'pino';
@@ -33,9 +33,6 @@ export async function runPrimary(options: PrimaryOptions = {}): Promise<void> {
   const metrics = config.metrics === undefined ? undefined : createClusterMetrics(() => supervisor.serving());
   // The workers' limits in process, kept here so that they are one gateway's and outlive a worker.
   const limits = hostLimits(config.rateLimits);
-  // V8's serializer on the IPC channel: a limit check through the primary cost 59 CPU µs a request
-  // with it against 66 with JSON (WORKERS=1, wrk -c25, medians of 4 runs; docs/limits.md).
-  cluster.setupPrimary({ serialization: 'advanced' });
   const supervisor: Supervisor = createSupervisor({
     logger,
     onFork: (worker) => {
