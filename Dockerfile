@@ -41,7 +41,9 @@ USER node
 # does not verify the certificate: it checks that the process answers.
 HEALTHCHECK --interval=10s --timeout=3s --start-period=10s --retries=3 \
   CMD ["node", "-e", "require(process.env.TLS_CERT_FILE?'https':'http').get({host:'127.0.0.1',port:process.env.PORT,path:'/healthz',rejectUnauthorized:false,timeout:2000},r=>process.exit(r.statusCode===200?0:1)).on('error',()=>process.exit(1)).on('timeout',()=>process.exit(1))"]
-# `node --import tsx` rather than the tsx CLI: one process, so SIGTERM reaches main.ts and drains.
+# `node --import tsx` rather than the tsx CLI, which passes on SIGTERM and SIGINT but not SIGHUP:
+# node is PID 1, the gateway's primary, so `docker stop` (SIGTERM) drains every worker and `docker
+# kill -s HUP` reloads them; it reaps its workers itself, so no init is needed.
 CMD ["node", "--import", "tsx", "src/main.ts"]
 
 FROM manifests AS core-deps

@@ -172,3 +172,22 @@ describe('a renewed TLS certificate', { skip: commandSkipReason('openssl', 'apt-
     }
   });
 });
+
+test('SIGHUP with another WORKERS: the count follows', async () => {
+  const settingsFile = join(temporaryDir('gw-reload-'), 'settings.env');
+  writeFileSync(settingsFile, 'WORKERS=1\n');
+  const gateway = await startGatewayProcess({ AUTH: 'off', OPENAPI_FILE: writeDocument(PROXY_TEST_PATHS), SETTINGS_FILE: settingsFile });
+  try {
+    assert.equal(gateway.workerPids.length, 1);
+    for (const workers of [3, 1]) {
+      writeFileSync(settingsFile, `WORKERS=${workers}\n`);
+      const before = gateway.records().length;
+      gateway.child.kill('SIGHUP');
+      const done = await lineAfter(gateway, before, /^gateway reloaded$|^reload failed/);
+      assert.equal(done.msg, 'gateway reloaded');
+      assert.equal((done.pids as number[]).length, workers);
+    }
+  } finally {
+    await gateway.stop();
+  }
+});

@@ -2,8 +2,9 @@ import { pino, type DestinationStream } from 'pino';
 
 /**
  * Lines are written in blocks of about this many bytes, or at the next flush; a write never holds
- * more, nor part of a line. 4,096 bytes is what Linux writes to a pipe at once (PIPE_BUF): the
- * gateway's workers share one standard output, and their lines must not interleave within a line.
+ * more, nor part of a line. 4,096 bytes is PIPE_BUF on Linux, the most that POSIX promises to
+ * write to a pipe in one piece: the gateway's workers share one standard output, and their lines
+ * must not interleave within a line.
  */
 export const LOG_BLOCK_BYTES = 4096;
 /** The longest a line waits to be written, in ms. */

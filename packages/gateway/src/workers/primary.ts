@@ -69,10 +69,12 @@ export async function runPrimary(options: PrimaryOptions = {}): Promise<void> {
     if (next.config.metrics?.port !== config.metrics?.port || next.config.metrics?.host !== config.metrics?.host) {
       logger.warn({}, 'METRICS_PORT and METRICS_HOST take effect at the next start, not at a reload');
     }
-    config = next.config;
-    logger.level = config.logLevel;
-    limits.reload(config.rateLimits);
-    void supervisor.reload(generationOf(next.config, next.overrides));
+    void supervisor.reload(generationOf(next.config, next.overrides)).then((inForce) => {
+      if (inForce === undefined) return;
+      config = inForce.config;
+      logger.level = config.logLevel;
+      limits.reload(config.rateLimits);
+    });
   });
   supervisor.onFailure((code) => void stop(code, {}));
 
@@ -99,7 +101,7 @@ export async function runPrimary(options: PrimaryOptions = {}): Promise<void> {
 
 /** The settings workers are forked with; `WORKERS=auto` is worked out here, on the machine that runs them. */
 function generationOf(config: GatewayConfig, overrides: Readonly<Record<string, string>>): Generation {
-  return { overrides, workers: config.workers === 'auto' ? autoWorkers() : config.workers, shutdownTimeoutMs: config.shutdownTimeoutMs };
+  return { config, overrides, workers: config.workers === 'auto' ? autoWorkers() : config.workers };
 }
 
 function warnAboutChoices(logger: Logger, config: GatewayConfig): void {

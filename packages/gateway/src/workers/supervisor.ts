@@ -1,14 +1,17 @@
 import cluster, { type Worker } from 'node:cluster';
 import type { Logger } from 'pino';
+import type { GatewayConfig } from '../config/index.js';
 import { workerChannel } from './channels.js';
 import { answerQuestions, ask, isMessage, type Listening } from './ipc.js';
 
 /** The settings a worker is forked with: a snapshot, replaced as a whole by a reload. */
 export interface Generation {
+  /** The configuration they make, as the primary read it. */
+  readonly config: GatewayConfig;
   /** Variables over the primary's environment (the settings file's), given to each worker. */
   readonly overrides: Readonly<Record<string, string>>;
+  /** `WORKERS`, with `auto` worked out. */
   readonly workers: number;
-  readonly shutdownTimeoutMs: number;
 }
 
 export interface SupervisorOptions {
@@ -65,7 +68,7 @@ export function createSupervisor(options: SupervisorOptions) {
   let stopped: (() => void) | undefined;
   /** Set by a crash loop: the exit code the gateway stops with. */
   let failure: number | undefined;
-  let onFailure: ((code: number) => void) | undefined;
+  const failureListeners: ((code: number) => void)[] = [];
 
   function fork(settings: Generation): Member {
     const worker = cluster.fork(settings.overrides);
@@ -141,7 +144,7 @@ export function createSupervisor(options: SupervisorOptions) {
 
   function fail(code: number): void {
     failure = code;
-    onFailure?.(code);
+    for (const listener of failureListeners) listener(code);
   }
 
   /** The workers that are not ready, asked through the primary by a worker's `/readyz`; empty when all are. */
@@ -164,7 +167,7 @@ export function createSupervisor(options: SupervisorOptions) {
   function retire(member: Member): void {
     member.state = 'retiring';
     workerChannel(member.worker).send({ type: 'gateway:hand-over' });
-    const kill = setTimeout(() => member.worker.process.kill('SIGKILL'), member.settings.shutdownTimeoutMs + KILL_GRACE_MS);
+    const kill = setTimeout(() => member.worker.process.kill('SIGKILL'), member.settings.config.shutdownTimeoutMs + KILL_GRACE_MS);
     kill.unref();
     member.worker.once('exit', () => clearTimeout(kill));
   }
@@ -183,8 +186,9 @@ export function createSupervisor(options: SupervisorOptions) {
   }
 
   /**
-   * Whether `fresh` may take over from `old`: it is ready, or `old` is not ready either (a
-   * dependency they share is down: the hand-over loses nothing). Asked every 100 ms up to a bound.
+   * Whether `fresh` may take over from `old` (or join it): it is ready, or `old` is not ready
+   * either (a dependency they share is down: the hand-over loses nothing). Asked every 100 ms up
+   * to a bound.
    */
   async function readyToTakeOver(fresh: Member, old: Member | undefined): Promise<true | string> {
     const deadline = Date.now() + READY_TIMEOUT_MS;
@@ -222,7 +226,8 @@ export function createSupervisor(options: SupervisorOptions) {
         const how = started.signal === null ? `exit code ${started.code}` : started.signal;
         return `worker ${next.worker.id} (pid ${next.pid}) exited before it listened (${how}); its reason is in the lines above`;
       }
-      const ready = await readyToTakeOver(next, old);
+      // An added worker replaces none: it is held to the readiness of those that serve.
+      const ready = await readyToTakeOver(next, old ?? fresh[0]);
       if (ready !== true) {
         retire(next);
         return `worker ${next.worker.id} (pid ${next.pid}) is ${ready}`;
@@ -240,7 +245,7 @@ export function createSupervisor(options: SupervisorOptions) {
       current = settings;
       const forked = Array.from({ length: settings.workers }, () => fork(settings));
       await new Promise<void>((resolve, reject) => {
-        onFailure = (code) => reject(code);
+        failureListeners.push((code) => reject(code));
         let waiting = forked.length;
         for (const member of forked) {
           void member.started.then((started) => {
@@ -263,20 +268,24 @@ export function createSupervisor(options: SupervisorOptions) {
 
     /** Calls `listener` with the exit code when the gateway must stop on its own (a crash loop). */
     onFailure(listener: (code: number) => void): void {
-      onFailure = listener;
+      failureListeners.push(listener);
       if (failure !== undefined) listener(failure);
     },
 
-    /** Rolls the workers over to `next` (SIGHUP); a reload asked during another runs after it. */
-    async reload(next: Generation): Promise<void> {
+    /**
+     * Rolls the workers over to `next` (SIGHUP); a reload asked during another runs after it.
+     * Resolves with the settings in force once this reload (and any queued behind it) is over;
+     * `undefined` when it was queued behind another (that one's caller learns the outcome).
+     */
+    async reload(next: Generation): Promise<Generation | undefined> {
       if (phase !== 'running') {
         logger.warn({}, `reload ignored: the gateway is ${phase}`);
-        return;
+        return current;
       }
       if (reloading) {
         pendingReload = next;
         logger.info({}, 'reload queued: another is under way');
-        return;
+        return undefined;
       }
       reloading = true;
       const previous = current as Generation;
@@ -293,7 +302,8 @@ export function createSupervisor(options: SupervisorOptions) {
       reloading = false;
       const again = pendingReload;
       pendingReload = undefined;
-      if (again !== undefined) await this.reload(again);
+      if (again !== undefined) return this.reload(again);
+      return current;
     },
 
     /** Workers that serve or finish serving: those whose counters count. */
@@ -309,7 +319,7 @@ export function createSupervisor(options: SupervisorOptions) {
         stopped = resolve;
         for (const { worker, settings } of members.values()) {
           worker.process.kill('SIGTERM');
-          const kill = setTimeout(() => worker.process.kill('SIGKILL'), settings.shutdownTimeoutMs + KILL_GRACE_MS);
+          const kill = setTimeout(() => worker.process.kill('SIGKILL'), settings.config.shutdownTimeoutMs + KILL_GRACE_MS);
           kill.unref();
           worker.once('exit', () => clearTimeout(kill));
         }
