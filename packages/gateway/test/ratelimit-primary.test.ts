@@ -143,6 +143,18 @@ describe('limits in the primary: its counters, its policies, its channel', () =>
     assert.deepEqual(peeked?.remaining, [30, 970]);
   });
 
+  test('a reload keeps the counters, unless it changes what shapes the limiter', async () => {
+    const host = hostLimits(LIMITS);
+    const [worker] = (await forkLimitsWorkers(1, host)) as [LimitsWorker];
+    started.push(worker);
+    const peek = async () => (await worker.run<Outcome[]>({ kind: 'concurrent', requests: [check('reloaded', FREE, { peek: true })] }))[0]?.remaining;
+    await worker.run({ kind: 'concurrent', requests: many(30, check('reloaded', FREE)) });
+    host.reload({ ...LIMITS, denyCacheMs: 500, shadowPlans: new Set(['pro']) });
+    assert.deepEqual(await peek(), [30, 970], 'settings the primary does not use: kept');
+    host.reload({ ...LIMITS, maxAddresses: 5000 });
+    assert.deepEqual(await peek(), [60, 1000], 'another RATE_LIMIT_MAX_ADDRESSES: started over');
+  });
+
   test('a policy the primary forgot is sent again, and the counters carry on', async () => {
     const host = hostLimits(LIMITS, { maxPolicies: 2 });
     const [worker] = (await forkLimitsWorkers(1, host)) as [LimitsWorker];

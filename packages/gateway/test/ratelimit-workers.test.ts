@@ -3,7 +3,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { redisSkipReason } from '@animal-store/testkit';
 import { accessLinesOf, byWorker, type AccessLine } from './support/access-lines.js';
-import { burst, startGatewayProcess, startLimitedStack, waitUntilReady, writePlansFile, type LimitedStack } from './support/index.js';
+import { burst, startGatewayProcess, startLimitedStack, waitUntilReady, writePlansFile, type GatewayProcess, type LimitedStack } from './support/index.js';
 
 // Issue 30, point 2: one gateway process with two workers (WORKERS=2), its limits exact across
 // them as if it were one process. Without Redis the primary keeps the counters and every worker
@@ -15,6 +15,7 @@ const REPETITIONS = 5;
 
 interface Gateway {
   readonly url: string;
+  readonly process: GatewayProcess;
   /** `subject`'s access-log lines, once `count` were written. */
   accessLines(subject: string, count: number): Promise<AccessLine[]>;
   stop(): Promise<unknown>;
@@ -24,7 +25,7 @@ interface Gateway {
 async function startWorkers(env: Record<string, string>): Promise<Gateway> {
   const gateway = await startGatewayProcess({ LOG_LEVEL: 'info', ...env, WORKERS: '2' });
   await waitUntilReady(gateway.url, 30_000);
-  return { url: gateway.url, accessLines: accessLinesOf(gateway), stop: () => gateway.stop('SIGTERM', 10_000) };
+  return { url: gateway.url, process: gateway, accessLines: accessLinesOf(gateway), stop: () => gateway.stop('SIGTERM', 10_000) };
 }
 
 async function usageOf(url: string, token: string): Promise<{ minute: number | undefined; day: number | undefined }> {
@@ -63,6 +64,22 @@ describe('limits in process, exact across the workers of one gateway (WORKERS=2,
     const gateway = await startWorkers(stack.env);
     gateways.push(gateway);
     await exactBursts(gateway, stack, 'in-process');
+  });
+
+  test("the counters are the primary's: a worker killed, then a reload (SIGHUP), and the key still has 30 of 60 left", { timeout: 60_000 }, async () => {
+    const gateway = await startWorkers(stack.env);
+    gateways.push(gateway);
+    const { token } = await stack.keyring.issue({ plan: 'free', sub: 'outlives' });
+    assert.deepEqual(await burst([gateway.url], 30, token), { 200: 30 });
+    const [victim] = gateway.process.workerPids;
+    process.kill(victim as number, 'SIGKILL');
+    await gateway.process.waitForRecord((record) => record.msg === 'worker replaced');
+    assert.deepEqual(await usageOf(gateway.url, token), { minute: 30, day: 970 }, 'after a worker died');
+    const from = gateway.process.records().length;
+    gateway.process.child.kill('SIGHUP');
+    await gateway.process.waitForRecord((record) => record.msg === 'gateway reloaded', 30_000, from);
+    assert.deepEqual(await usageOf(gateway.url, token), { minute: 30, day: 970 }, 'after a reload');
+    assert.deepEqual(await burst([gateway.url], 100, token), { 200: 30, 429: 70 });
   });
 
   test('a shadow plan: all 3,000 admitted, exactly 60 charged, the other 2,940 admitted in shadow', { timeout: 60_000 }, async () => {
