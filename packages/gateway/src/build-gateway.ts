@@ -17,6 +17,7 @@ import { createMetricsServer } from './observability/metrics-server.js';
 import { createTracing } from './observability/tracing.js';
 import { createLinkRewriter } from './http/link-rewrite.js';
 import { createUpstream, upstreamPrefix, type Upstream } from './proxy/index.js';
+import type { ChannelToPrimary } from './ratelimit/primary/index.js';
 import { createRedisClient, observeRedis, redisKeyNames, type RedisClient } from './redis/index.js';
 import { gatewayOperations, loadOperations, type Operation } from './routing/index.js';
 import { createAuthentication } from './wiring/authentication.js';
@@ -40,6 +41,12 @@ export interface WorkerDeps {
   readonly id: number;
   /** Whether every other worker is ready, asked of the primary: `/readyz` says ready only when all are. */
   readonly othersReady?: ReadinessCheck | undefined;
+  /**
+   * Its channel to the primary (the worker's `process`), which keeps the limits in process for
+   * every worker (`hostLimits`): without Redis every check is the primary's, with Redis the
+   * `local` failure policy's share is. Absent, the worker keeps limits of its own.
+   */
+  readonly limits?: ChannelToPrimary | undefined;
 }
 
 export interface BuiltGateway {
@@ -99,8 +106,6 @@ export function buildGateway(config: GatewayConfig, deps: BuildDeps): BuiltGatew
     });
   }
   const source = {};
-  // TODO(issue 30 point 2): without REDIS_URL each worker keeps limits of its own, so with WORKERS
-  // above 1 a key is admitted up to its limit once per worker; the primary will hold them.
   const rateLimiting = createRateLimitingFromConfig(config.rateLimits, {
     source,
     redis:
@@ -116,6 +121,7 @@ export function buildGateway(config: GatewayConfig, deps: BuildDeps): BuiltGatew
           },
     now,
     ...(deps.redisNow === undefined ? {} : { redisNow: deps.redisNow }),
+    primary: deps.worker?.limits,
     operationIds: new Set(operations.map((operation) => operation.operationId)),
   });
   // With limits in Redis, the deny-list is asked in the limit's round trip; otherwise on its own.

@@ -3,6 +3,7 @@ import type { RedisRevocations } from '../auth/index.js';
 import type { RedisClient } from '../redis/index.js';
 import { createPlans } from '../plans/index.js';
 import { createCalendar, createMemoryLimiter, createRateLimiting, createRedisLimiter, createSharedLimiter, type RateLimiting } from '../ratelimit/index.js';
+import { createPrimaryLimiter, type ChannelToPrimary } from '../ratelimit/primary/index.js';
 
 export interface RateLimitingDeps {
   /** Shared limits across instances when set; in process otherwise. */
@@ -27,6 +28,12 @@ export interface RateLimitingDeps {
   readonly operationIds?: ReadonlySet<string>;
   /** The gateway's event source: its plans' reloads are published under it. */
   readonly source?: object;
+  /**
+   * In a worker of a gateway of several (`node:cluster`): its channel to the primary, which keeps
+   * the in-process counters of every worker (`hostLimits`). Without Redis every check is the
+   * primary's; with Redis, the `local` failure policy's share is.
+   */
+  readonly primary?: ChannelToPrimary | undefined;
 }
 
 /** The rate limiting the configuration describes, or `undefined` with RATE_LIMITS=off. */
@@ -45,7 +52,12 @@ export function createRateLimitingFromConfig(config: GatewayConfig['rateLimits']
   const now = deps.now ?? Date.now;
   const calendar = createCalendar(config.quotaTimeZone);
   const { maxAddresses } = config;
-  if (deps.redis === undefined) return createRateLimiting(createMemoryLimiter({ now, calendar, maxAddresses }), plans);
+  if (deps.redis === undefined) {
+    return createRateLimiting(
+      deps.primary === undefined ? createMemoryLimiter({ now, calendar, maxAddresses }) : createPrimaryLimiter(deps.primary, 'process'),
+      plans,
+    );
+  }
   const { revocations } = deps.redis;
   const shared = createRedisLimiter(deps.redis.client, {
     prefix: deps.redis.prefix,
@@ -63,6 +75,7 @@ export function createRateLimitingFromConfig(config: GatewayConfig['rateLimits']
     calendar,
     maxAddresses,
     revocations,
+    ...(deps.primary !== undefined && config.onRedisFailure === 'local' ? { local: createPrimaryLimiter(deps.primary, 'local') } : {}),
   });
   return createRateLimiting(limiter, plans, { checksRevocation: revocations !== undefined });
 }

@@ -4,6 +4,7 @@ import { bufferedStdout, exitWithProblems, nodeSupport } from '@animal-store/htt
 import { pino, type Logger } from 'pino';
 import type { GatewayConfig } from '../config/index.js';
 import { createMetricsServer } from '../observability/metrics-server.js';
+import { hostLimits } from '../ratelimit/primary/index.js';
 import { autoWorkers } from './available-cores.js';
 import { createClusterMetrics } from './cluster-metrics.js';
 import { readSettings } from './settings-source.js';
@@ -30,9 +31,14 @@ export async function runPrimary(options: PrimaryOptions = {}): Promise<void> {
   warnAboutChoices(logger, config);
 
   const metrics = config.metrics === undefined ? undefined : createClusterMetrics(() => supervisor.serving());
+  // The workers' limits in process, kept here so that they are one gateway's and outlive a worker.
+  const limits = hostLimits(config.rateLimits);
   const supervisor: Supervisor = createSupervisor({
     logger,
-    onFork: options.onFork,
+    onFork: (worker) => {
+      limits.attach(worker);
+      options.onFork?.(worker);
+    },
     onFinalMetrics: (workerId, counters) => metrics?.departed(workerId, counters),
     onDeath: () => metrics?.died(),
   });
@@ -67,6 +73,7 @@ export async function runPrimary(options: PrimaryOptions = {}): Promise<void> {
       if (inForce === undefined) return;
       config = inForce.config;
       logger.level = config.logLevel;
+      limits.reload(config.rateLimits);
     });
   });
   supervisor.onFailure((code) => void stop(code, {}));

@@ -2,7 +2,7 @@ import { publishRedisDegraded } from '../../events/index.js';
 import type { Calendar } from '../calendar.js';
 import { fromFallback, heldDecision, revokedDecision, type RateDecision } from '../decision.js';
 import type { Limiter, LimitRequest } from '../limiter.js';
-import { createMemoryLimiter } from '../memory/index.js';
+import { createMemoryLimiter, type MemoryLimiter } from '../memory/index.js';
 import { isMonth } from '../policy.js';
 import { createCircuitBreaker } from './circuit-breaker.js';
 
@@ -34,6 +34,12 @@ export interface SharedLimiterOptions {
    * trip (`checkRevoked`): it answers when Redis does not, and learns each key Redis finds revoked.
    */
   readonly revocations?: { fromCopy(keyId: string): boolean; remember(keyId: string): void } | undefined;
+  /**
+   * The `local` failure policy's limiter, made at `localShare` (one in process by default). A
+   * gateway's workers pass the primary's (`createPrimaryLimiter(…, 'local')`): one share for the
+   * whole gateway, not one per worker.
+   */
+  readonly local?: Pick<MemoryLimiter, 'check' | 'seed'>;
 }
 
 /** What Redis had counted for an account when it last answered, on this process's clock. */
@@ -74,12 +80,14 @@ export const OPEN_MS = 500;
 
 export function createSharedLimiter(options: SharedLimiterOptions): Limiter {
   const now = options.now ?? Date.now;
-  const local = createMemoryLimiter({
-    now,
-    share: options.onFailure === 'local' ? options.localShare : 1,
-    ...(options.calendar === undefined ? {} : { calendar: options.calendar }),
-    ...(options.maxAddresses === undefined ? {} : { maxAddresses: options.maxAddresses }),
-  });
+  const local =
+    options.local ??
+    createMemoryLimiter({
+      now,
+      share: options.onFailure === 'local' ? options.localShare : 1,
+      ...(options.calendar === undefined ? {} : { calendar: options.calendar }),
+      ...(options.maxAddresses === undefined ? {} : { maxAddresses: options.maxAddresses }),
+    });
   const denials = new Map<string, Denial>();
   const guarded = createCircuitBreaker({ failuresToOpen: FAILURES_TO_OPEN, openMs: OPEN_MS, now });
   const seeding = options.onFailure === 'local';
