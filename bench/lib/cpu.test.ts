@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import { test } from 'node:test';
-import { cpuMsOf, parseStat, processCount, treeCpuMs, type ProcessStat } from './cpu.js';
+import { cpuMsOf, parseStat, processCount, programCount, treeCpuMs, type ProcessStat } from './cpu.js';
 
 const onLinux = process.platform === 'linux' ? false : 'reads Linux /proc';
 
@@ -11,22 +11,25 @@ test('a /proc/<pid>/stat line: the parent and the ticks, whatever the command na
   // Fields as Linux 6 prints them; the name holds a space and a ')'.
   const line =
     '4242 (node (a) b) S 4200 4242 4200 0 -1 4194560 1200 0 0 0 150 25 30 5 20 0 11 0 9000 1000000 5000 18446744073709551615 1 1 0 0 0 0 0 4096 0 0 0 0 17 1 0 0 0 0 0';
-  assert.deepEqual(parseStat(line), { pid: 4242, ppid: 4200, ownTicks: 175, reapedChildrenTicks: 35 });
+  assert.deepEqual(parseStat(line), { pid: 4242, ppid: 4200, name: 'node (a) b', ownTicks: 175, reapedChildrenTicks: 35 });
   assert.equal(parseStat('garbage'), undefined);
 });
 
 test("a tree's CPU: its processes' own ticks and their reaped children's, strangers left out", () => {
   const table: ProcessStat[] = [
-    { pid: 1, ppid: 0, ownTicks: 1000, reapedChildrenTicks: 5000 },
-    { pid: 10, ppid: 1, ownTicks: 3, reapedChildrenTicks: 7 }, // the primary: 7 ticks of a worker that ended
-    { pid: 11, ppid: 10, ownTicks: 20, reapedChildrenTicks: 0 },
-    { pid: 12, ppid: 10, ownTicks: 30, reapedChildrenTicks: 0 },
-    { pid: 13, ppid: 12, ownTicks: 1, reapedChildrenTicks: 0 },
-    { pid: 20, ppid: 1, ownTicks: 400, reapedChildrenTicks: 0 },
+    { pid: 1, ppid: 0, name: 'init', ownTicks: 1000, reapedChildrenTicks: 5000 },
+    { pid: 10, ppid: 1, name: 'node', ownTicks: 3, reapedChildrenTicks: 7 }, // the primary: 7 ticks of a worker that ended
+    { pid: 11, ppid: 10, name: 'node', ownTicks: 20, reapedChildrenTicks: 0 },
+    { pid: 12, ppid: 10, name: 'node', ownTicks: 30, reapedChildrenTicks: 0 },
+    { pid: 13, ppid: 12, name: 'esbuild', ownTicks: 1, reapedChildrenTicks: 0 },
+    { pid: 20, ppid: 1, name: 'node', ownTicks: 400, reapedChildrenTicks: 0 },
   ];
   assert.equal(treeCpuMs(table, 10), (3 + 7 + 20 + 30 + 1) * 10);
   assert.equal(treeCpuMs(table, 12), 31 * 10);
   assert.equal(treeCpuMs(table, 99), undefined);
+  // The primary and its two workers; the compiler one of them started is not a worker.
+  assert.equal(programCount(table, 10), 3);
+  assert.equal(programCount(table, 99), 0);
 });
 
 // A parent that starts a child, which spins until it has used 400 ms of CPU once told, then ends.

@@ -19,6 +19,8 @@ function read(path: string): string | undefined {
 export interface ProcessStat {
   readonly pid: number;
   readonly ppid: number;
+  /** Its command name (`comm`: `node`, `nginx`, `esbuild`). */
+  readonly name: string;
   /** utime + stime: its own threads, running or ended. */
   readonly ownTicks: number;
   /** cutime + cstime: its children that ended and that it reaped (and theirs, reaped in turn). */
@@ -35,7 +37,7 @@ export function parseStat(stat: string): ProcessStat | undefined {
   const fields = stat.slice(close + 2).split(' ');
   const [ppid, utime, stime, cutime, cstime] = [1, 11, 12, 13, 14].map((i) => Number(fields[i] ?? Number.NaN)) as [number, number, number, number, number];
   if (![ppid, utime, stime, cutime, cstime].every(Number.isFinite)) return undefined;
-  return { pid, ppid, ownTicks: utime + stime, reapedChildrenTicks: cutime + cstime };
+  return { pid, ppid, name: stat.slice(stat.indexOf('(') + 1, close), ownTicks: utime + stime, reapedChildrenTicks: cutime + cstime };
 }
 
 /** Every process on the machine now, from /proc/<pid>/stat (one that ends while this reads is left out). */
@@ -84,10 +86,20 @@ export function treeCpuMs(table: readonly ProcessStat[], root: number): number |
   return tree.reduce((sum, entry) => sum + entry.ownTicks + entry.reapedChildrenTicks, 0) * TICK_MS;
 }
 
-/** How many processes are in the tree of `pid` now (a gateway's primary and its workers); `undefined` off Linux. */
+/**
+ * How many processes of the same program as `root` its tree holds (a gateway's primary and its
+ * workers; nginx's master and worker): a helper it started is not counted (tsx's esbuild service,
+ * which a gateway keeps once it compiled TypeScript with a cold cache), though its CPU is.
+ */
+export function programCount(table: readonly ProcessStat[], root: number): number {
+  const tree = treeOf(table, root);
+  return tree.filter((entry) => entry.name === tree[0]?.name).length;
+}
+
+/** `programCount` now; `undefined` off Linux or when `pid` is gone. */
 export function processCount(pid: number): number | undefined {
-  const tree = treeOf(readProcesses(), pid);
-  return tree.length === 0 ? undefined : tree.length;
+  const count = programCount(readProcesses(), pid);
+  return count === 0 ? undefined : count;
 }
 
 /**
@@ -128,7 +140,7 @@ export interface CpuPerRequest {
   readonly redis: number | undefined;
   /** The whole machine, the load generator included. */
   readonly machine: number | undefined;
-  /** The proxy's processes at the start and at the end of the run (a gateway with `WORKERS=2`: 3, its primary and two workers). */
+  /** The proxy's processes (`programCount`) at the start and at the end of the run (a gateway with `WORKERS=2`: 3, its primary and two workers). */
   readonly proxyProcesses?: { readonly start: number; readonly end: number };
 }
 
@@ -146,7 +158,7 @@ export function cpuMeter(pids: { readonly core: number | undefined; readonly red
       core: of(pids.core),
       redis: of(pids.redis),
       machine: machineBusyMs(),
-      processes: proxy === undefined ? 0 : treeOf(table, proxy).length,
+      processes: proxy === undefined ? 0 : programCount(table, proxy),
     };
   };
   return async <R extends { readonly requests: number }>(proxy: { readonly pid: number | undefined } | undefined, load: () => Promise<R>) => {
