@@ -2,6 +2,7 @@ import type { Server } from 'node:http';
 import type { Server as TlsServer } from 'node:https';
 import { limitSendTime } from '@animal-store/http-kit';
 import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
 import { z } from 'zod';
 import { createRedisRevocations, type RedisRevocations } from './auth/index.js';
 import type { GatewayConfig } from './config/index.js';
@@ -19,6 +20,7 @@ import { createUpstream, upstreamPrefix, type Upstream } from './proxy/index.js'
 import { createRedisClient, observeRedis, redisKeyNames, type RedisClient } from './redis/index.js';
 import { gatewayOperations, loadOperations, type Operation } from './routing/index.js';
 import { createAuthentication } from './wiring/authentication.js';
+import { notReady, type ReadinessCheck } from './pipeline/steps/service-paths.js';
 import { createRateLimitingFromConfig } from './wiring/rate-limiting.js';
 import { redisReadiness } from './wiring/redis-readiness.js';
 
@@ -28,6 +30,16 @@ export interface BuildDeps {
   readonly now?: () => number;
   /** For tests only: the Redis script's clock too (production uses Redis TIME). */
   readonly redisNow?: () => number;
+  /** Set when this gateway is one worker of several (`WORKERS`), run by a primary process. */
+  readonly worker?: WorkerDeps | undefined;
+}
+
+/** What a worker gets from its primary. */
+export interface WorkerDeps {
+  /** The worker's id, from 1, as node:cluster numbers them; in its log lines and spans. */
+  readonly id: number;
+  /** Whether every other worker is ready, asked of the primary: `/readyz` says ready only when all are. */
+  readonly othersReady?: ReadinessCheck | undefined;
 }
 
 export interface BuiltGateway {
@@ -38,8 +50,12 @@ export interface BuiltGateway {
   readonly basePaths: { readonly public: string; readonly upstream: string };
   /** The shared Redis client, when REDIS_URL is set. */
   readonly redis: RedisClient | undefined;
-  /** The admin listener of `/metrics`, not yet listening; `undefined` without METRICS_PORT. */
+  /** The admin listener of `/metrics`, not yet listening; `undefined` without METRICS_PORT, and in a worker (the primary serves them). */
   readonly metricsServer: Server | undefined;
+  /** The metrics of this gateway, when METRICS_PORT is set: a worker hands them to its primary. */
+  readonly metricsRegistry: Registry | undefined;
+  /** This gateway's own readiness (its upstream, Redis): `true`, or the names of what is not ready. */
+  readiness(): Promise<true | string[]>;
   /** Closes what the server used, once it stopped taking requests. */
   close(): Promise<void>;
 }
@@ -83,6 +99,8 @@ export function buildGateway(config: GatewayConfig, deps: BuildDeps): BuiltGatew
     });
   }
   const source = {};
+  // TODO(issue 30 point 2): without REDIS_URL each worker keeps limits of its own, so with WORKERS
+  // above 1 a key is admitted up to its limit once per worker; the primary will hold them.
   const rateLimiting = createRateLimitingFromConfig(config.rateLimits, {
     source,
     redis:
@@ -105,7 +123,10 @@ export function buildGateway(config: GatewayConfig, deps: BuildDeps): BuiltGatew
   const readiness = redis === undefined ? [] : [redisReadiness(redis, rateLimiting?.warm)];
   // Ready once the deny-list's copy is loaded: before it, a Redis hiccup would refuse every key.
   if (revocations !== undefined) readiness.push({ name: 'revocations copy', ready: async () => revocations.copied() });
-  const tracing = config.tracing === undefined ? undefined : createTracing(source, config.tracing);
+  const tracing =
+    config.tracing === undefined
+      ? undefined
+      : createTracing(source, config.tracing, deps.worker === undefined ? {} : { 'gateway.worker.id': deps.worker.id, 'process.pid': process.pid });
   const unsubscribe = subscribeAccessLog(logger, source);
   const metrics =
     config.metrics === undefined
@@ -122,7 +143,10 @@ export function buildGateway(config: GatewayConfig, deps: BuildDeps): BuiltGatew
                   ),
           plansVersion: rateLimiting?.plansVersion,
         });
-  const metricsServer = metrics === undefined ? undefined : createMetricsServer(metrics.registry);
+  const metricsServer = metrics === undefined || deps.worker !== undefined ? undefined : createMetricsServer(metrics.registry);
+  const ownChecks: ReadinessCheck[] = [{ name: 'upstream', ready: () => upstream.ready() }, ...readiness];
+  const othersReady = deps.worker?.othersReady;
+  if (othersReady !== undefined) readiness.push(othersReady);
   const server = createGateway(config, { upstream, operations, readiness, authenticate: authentication?.authenticate, rateLimiting, now, source, docs });
   // A client that stops reading its answer holds a socket only about this long (Node bounds the rest).
   limitSendTime(server as Server, config.server.sendTimeoutMs);
@@ -133,6 +157,11 @@ export function buildGateway(config: GatewayConfig, deps: BuildDeps): BuiltGatew
     basePaths: { public: basePath || '/', upstream: upstreamBase || '/' },
     redis,
     metricsServer,
+    metricsRegistry: metrics?.registry,
+    async readiness() {
+      const down = await notReady(ownChecks);
+      return down.length === 0 ? true : down;
+    },
     async close() {
       unsubscribe();
       metrics?.stop();

@@ -41,10 +41,8 @@ export interface ServeOptions {
 export function serve(server: Server | TlsServer, options: ServeOptions): void {
   const { logger, name } = options;
   server.on('error', (error: NodeJS.ErrnoException) => {
-    const hint = LISTEN_HINTS[error.code ?? ''];
-    const where = `${options.host}:${options.port}`;
-    if (hint === undefined) logger.fatal({ err: error }, `${name} cannot listen on ${where}`);
-    else logger.fatal({ code: error.code, host: options.host, port: options.port }, `${name} cannot listen on ${where}: ${hint}`);
+    const failure = listenFailure(name, error, options.host, options.port);
+    logger.fatal(failure.fields, failure.message);
     process.exit(1);
   });
   server.listen({ port: options.port, host: options.host, backlog: LISTEN_BACKLOG }, () => {
@@ -69,7 +67,23 @@ export function serve(server: Server | TlsServer, options: ServeOptions): void {
   process.on('SIGINT', shutdown);
 }
 
-/** What an operator can do about the usual listen failures (no stack trace: it is not a bug). */
+/**
+ * The log line of a listen failure: `<name> cannot listen on host:port`, with what to do about the
+ * usual ones (no stack trace: it is not a bug), or the error itself for the others.
+ */
+export function listenFailure(
+  name: string,
+  error: NodeJS.ErrnoException,
+  host: string,
+  port: number,
+): { readonly fields: Record<string, unknown>; readonly message: string } {
+  const hint = LISTEN_HINTS[error.code ?? ''];
+  const where = `${host}:${port}`;
+  if (hint === undefined) return { fields: { err: error }, message: `${name} cannot listen on ${where}` };
+  return { fields: { code: error.code, host, port }, message: `${name} cannot listen on ${where}: ${hint}` };
+}
+
+/** What an operator can do about the usual listen failures. */
 const LISTEN_HINTS: Record<string, string> = {
   EADDRINUSE: 'the port is already in use by another program; stop it, or set PORT to another port (PORT=0 picks a free one)',
   EACCES: 'not allowed to listen on this port (ports below 1024 need privileges); set PORT to 1024 or above',

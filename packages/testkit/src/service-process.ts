@@ -50,7 +50,9 @@ export async function startService(options: StartServiceOptions): Promise<Servic
   const byLog = options.healthzAt === undefined;
   const child = spawn(file as string, args, {
     cwd: options.cwd,
-    env: { PATH: TEST_ENV.path, ...options.env },
+    // One gateway worker unless the test asks for more (WORKERS=auto would start one per core:
+    // slower, and not what the tests written before workers meant). The core reads no WORKERS.
+    env: { PATH: TEST_ENV.path, WORKERS: '1', ...options.env },
     stdio: ['ignore', byLog ? 'pipe' : 'ignore', options.stderr === 'inherit' ? 'inherit' : 'pipe'],
     detached: group,
   });

@@ -3,6 +3,7 @@ import { AUTH_ENV, authConfig } from './auth-env.js';
 import { fileResolver, PATHS } from './file-paths.js';
 import { LIMITS, limitsConfig } from './limits-env.js';
 import { OBSERVABILITY_ENV, observabilityConfig } from './observability-env.js';
+import { PROCESS, processConfig } from './process-env.js';
 import { REDIS, redisConfig } from './redis-env.js';
 import { SERVER_ENV, serverConfig } from './server-env.js';
 import { UPSTREAM } from './upstream-env.js';
@@ -21,6 +22,7 @@ export const GatewayEnv = z.object({
   ...LIMITS.shape,
   ...REDIS.shape,
   ...OBSERVABILITY_ENV,
+  ...PROCESS.shape,
 });
 
 /** Cross-variable rules, reported with the per-variable ones. */
@@ -58,6 +60,7 @@ export const GatewaySettings = GatewayEnvChecked.transform((env) => {
     rateLimits: limitsConfig(env, file),
     redis: redisConfig(env),
     ...observabilityConfig(env),
+    ...processConfig(env, file),
   } as const;
 });
 

@@ -9,9 +9,10 @@ export interface MetricsOptions {
 
 /**
  * The admin listener: `GET /metrics` in Prometheus's text format, nothing else. It listens on
- * METRICS_HOST:METRICS_PORT (loopback by default), never on the public port.
+ * METRICS_HOST:METRICS_PORT (loopback by default), never on the public port. `registry` is a
+ * prom-client registry, or what sums the workers' (the primary's).
  */
-export function createMetricsServer(registry: Registry): Server {
+export function createMetricsServer(registry: Pick<Registry, 'metrics' | 'contentType'>): Server {
   return createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
     if (path !== '/metrics' || (req.method !== 'GET' && req.method !== 'HEAD')) {

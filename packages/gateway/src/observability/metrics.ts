@@ -90,6 +90,8 @@ export function createMetrics(source: object, probes: MetricsProbes): { readonly
     name: 'gateway_upstream_up',
     help: '1 when the backend answers its readiness path, asked at each scrape.',
     registers,
+    // Summed over workers by the primary unless told: up only when every worker sees it up.
+    aggregator: 'min',
     async collect() {
       this.set((await probes.upstreamUp()) ? 1 : 0);
     },
@@ -100,6 +102,7 @@ export function createMetrics(source: object, probes: MetricsProbes): { readonly
       name: 'gateway_redis_up',
       help: '1 when Redis answers a ping, asked at each scrape.',
       registers,
+      aggregator: 'min',
       async collect() {
         this.set((await redisUp()) ? 1 : 0);
       },
@@ -110,6 +113,7 @@ export function createMetrics(source: object, probes: MetricsProbes): { readonly
     help: 'The gateway version and Node.js version, always 1.',
     labelNames: ['version', 'node_version'] as const,
     registers,
+    aggregator: 'first',
   }).set({ version: VERSION, node_version: process.version }, 1);
 
   const plansVersion = probes.plansVersion;
@@ -119,6 +123,8 @@ export function createMetrics(source: object, probes: MetricsProbes): { readonly
       help: 'The content of PLANS_FILE in force: version is the first 16 hex digits of its SHA-256, always 1.',
       labelNames: ['version'] as const,
       registers,
+      // 1 per version in force: two while a change reaches the workers one by one.
+      aggregator: 'max',
       collect() {
         this.reset();
         this.set({ version: plansVersion().hash }, 1);
@@ -128,6 +134,8 @@ export function createMetrics(source: object, probes: MetricsProbes): { readonly
       name: 'gateway_plans_modified_timestamp_seconds',
       help: 'The modification time of the PLANS_FILE content in force, in Unix seconds.',
       registers,
+      // The oldest a worker still has.
+      aggregator: 'min',
       collect() {
         this.set(Date.parse(plansVersion().modified) / 1000);
       },

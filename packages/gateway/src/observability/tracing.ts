@@ -98,10 +98,15 @@ function samplerOf(config: TracingOptions): Sampler {
  * context goes upstream in `traceparent` / `tracestate`. Spans are exported over OTLP/HTTP (JSON)
  * in batches. The request's trace id goes into its record, hence into its log line.
  */
-export function createTracing(source: object, config: TracingOptions): { stop(): Promise<void> } {
+export function createTracing(
+  source: object,
+  config: TracingOptions,
+  /** More attributes of the resource: a worker's id and pid, say. */
+  resource: Readonly<Record<string, string | number>> = {},
+): { stop(): Promise<void> } {
   const exporter = new OTLPTraceExporter({ url: config.url, headers: { ...config.headers } });
   const provider = new BasicTracerProvider({
-    resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: config.serviceName, [ATTR_SERVICE_VERSION]: VERSION }),
+    resource: resourceFromAttributes({ ...resource, [ATTR_SERVICE_NAME]: config.serviceName, [ATTR_SERVICE_VERSION]: VERSION }),
     sampler: samplerOf(config),
     spanProcessors: [new BatchSpanProcessor(exporter, { scheduledDelayMillis: config.exportDelayMs })],
   });

@@ -23,10 +23,15 @@ export function createServicePaths(checks: readonly ReadinessCheck[], notes: str
   };
 }
 
+/** The names of the checks that do not answer (all are asked at once); empty when every one does. */
+export async function notReady(checks: readonly ReadinessCheck[]): Promise<string[]> {
+  const results = await Promise.all(checks.map(async (check) => [check.name, await check.ready()] as const));
+  return results.filter(([, ok]) => !ok).map(([name]) => name);
+}
+
 /** 200 when every check answers, 503 naming those that do not. */
 async function readiness(checks: readonly ReadinessCheck[]): Promise<Answer> {
-  const results = await Promise.all(checks.map(async (check) => [check.name, await check.ready()] as const));
-  const down = results.filter(([, ok]) => !ok).map(([name]) => name);
+  const down = await notReady(checks);
   if (down.length === 0) return { kind: 'status', status: 200, body: { status: 'ready' } };
   return { kind: 'error', code: 'not_ready', message: `Not reachable: ${down.join(', ')}.`, outcome: 'health' };
 }

@@ -1,0 +1,76 @@
+import type { Worker } from 'node:cluster';
+import { AggregatorRegistry, Counter, Gauge, Registry, type MetricObjectWithValues, type MetricValue } from 'prom-client';
+import { workerChannel } from './channels.js';
+import { ask } from './ipc.js';
+
+type MetricJson = MetricObjectWithValues<MetricValue<string>>;
+
+/** The kinds of metric whose values a worker that left still adds to the totals. */
+const SUMMED = new Set(['counter', 'histogram']);
+
+/** A scrape waits this long for a worker's metrics (Prometheus's own scrape timeout is 10 s). */
+const ANSWER_TIMEOUT_MS = 5_000;
+
+/**
+ * The gateway's `/metrics` in the primary: every worker's registry, asked over IPC and summed by
+ * prom-client's aggregator (each metric says how: counters and histograms add up, `gateway_upstream_up`
+ * takes the lowest, …), with the primary's own (`gateway_workers`). The counters of workers that
+ * retired in a reload stay in the totals (each sends them as it leaves), so a reload is no counter
+ * reset; a worker that died takes its counts with it, as a process restart would. A worker that
+ * does not answer makes the scrape fail (503) rather than report totals that went down.
+ */
+export function createClusterMetrics(serving: () => readonly Worker[]) {
+  const own = new Registry();
+  const workers = new Gauge({ name: 'gateway_workers', help: 'Workers serving (or finishing what they serve, in a reload).', registers: [own] });
+  const deaths = new Counter({ name: 'gateway_worker_deaths_total', help: 'Workers that exited unasked, and were replaced.', registers: [own] });
+  /** The counters of retired workers, by worker id until the worker is gone, then folded into `retired`. */
+  const departed = new Map<number, MetricJson[]>();
+  let retired: MetricJson[] = [];
+
+  async function text(): Promise<string> {
+    const list = serving();
+    workers.set(list.length);
+    const answers = await Promise.all(list.map(async (worker) => [worker, await ask(workerChannel(worker), 'metrics', ANSWER_TIMEOUT_MS)] as const));
+    const live: MetricJson[][] = [];
+    const answered = new Set<number>();
+    for (const [worker, answer] of answers) {
+      if (Array.isArray(answer)) {
+        live.push(answer as MetricJson[]);
+        answered.add(worker.id);
+      } else if (worker.isConnected()) {
+        throw new Error(`worker ${worker.id} (pid ${worker.process.pid}) did not answer within ${ANSWER_TIMEOUT_MS} ms`);
+      }
+    }
+    // A retired worker's last counts, unless it answered too (then they are in its answer already).
+    const gone = [...departed].filter(([id]) => !answered.has(id)).map(([, metrics]) => metrics);
+    const text = await AggregatorRegistry.aggregate([...live, retired, ...gone, await own.getMetricsAsJSON()]).metrics();
+    await foldRetired(new Set(list.map((worker) => worker.id)));
+    return text;
+  }
+
+  /** Folds the last counts of workers no longer serving into one list: they cannot answer again. */
+  async function foldRetired(servingIds: ReadonlySet<number>): Promise<void> {
+    const done = [...departed].filter(([id]) => !servingIds.has(id));
+    if (done.length === 0) return;
+    for (const [id] of done) departed.delete(id);
+    retired = (await AggregatorRegistry.aggregate([retired, ...done.map(([, metrics]) => metrics)]).getMetricsAsJSON()) as MetricJson[];
+  }
+
+  return {
+    contentType: own.contentType,
+    metrics: text,
+    /** A retiring worker's counters and histograms as it leaves (gauges say nothing once it is gone). */
+    departed(workerId: number, metrics: unknown): void {
+      if (!Array.isArray(metrics)) return;
+      departed.set(
+        workerId,
+        (metrics as MetricJson[]).filter((metric) => SUMMED.has(String(metric.type))),
+      );
+    },
+    died(): void {
+      deaths.inc();
+    },
+  };
+}
+
+export type ClusterMetrics = ReturnType<typeof createClusterMetrics>;

@@ -1,0 +1,95 @@
+import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { fileURLToPath } from 'node:url';
+import { startService, type ServiceProcess } from '@animal-store/testkit';
+
+const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
+
+/** A log line of the gateway's processes, parsed. */
+export type LogRecord = Record<string, unknown> & { readonly msg?: string; readonly pid?: number; readonly worker?: number };
+
+/** A gateway started as production starts it (`src/main.ts`): a primary and its workers. */
+export interface GatewayProcess extends ServiceProcess {
+  /** The workers' pids, as the `gateway listening` line names them. */
+  readonly workerPids: readonly number[];
+  /** Every JSON line written so far, parsed. */
+  records(): LogRecord[];
+  /** Resolves with the first line `match` accepts, polling the output (rejects after `timeoutMs`). */
+  waitForRecord(match: (record: LogRecord) => boolean, timeoutMs?: number): Promise<LogRecord>;
+}
+
+/** Starts `src/main.ts` with `WORKERS=2` on a free port unless `env` says otherwise; ready once it says it listens. */
+export async function startGatewayProcess(env: Record<string, string>, timeoutMs = 60_000): Promise<GatewayProcess> {
+  const service = await startService({ entry: MAIN, env: { PORT: '0', WORKERS: '2', ...env }, timeoutMs });
+  const records = () =>
+    service
+      .output()
+      .split('\n')
+      .filter((line) => line.startsWith('{') && line.endsWith('}'))
+      .map((line) => JSON.parse(line) as LogRecord);
+  const listening = records().find((record) => record.msg === 'gateway listening');
+  return {
+    ...service,
+    workerPids: (listening?.pids as number[] | undefined) ?? [],
+    records,
+    async waitForRecord(match, waitMs = 15_000) {
+      const deadline = Date.now() + waitMs;
+      for (;;) {
+        const found = records().find(match);
+        if (found !== undefined) return found;
+        if (Date.now() > deadline) throw new Error(`no such log line within ${waitMs} ms:\n${service.output()}`);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    },
+  };
+}
+
+/** An answer read whole. */
+export interface FreshAnswer {
+  readonly status: number;
+  readonly headers: IncomingHttpHeaders;
+  readonly body: string;
+}
+
+/**
+ * One request on a connection of its own (no agent, `Connection: close`): with node:cluster's
+ * round robin, consecutive connections go to the workers in turn.
+ */
+export function requestOnFreshConnection(
+  url: string,
+  options: { readonly headers?: Record<string, string>; readonly method?: string; readonly ca?: string; readonly timeoutMs?: number } = {},
+): Promise<FreshAnswer> {
+  const request = url.startsWith('https:') ? httpsRequest : httpRequest;
+  return new Promise((resolve, reject) => {
+    const req = request(
+      url,
+      {
+        method: options.method ?? 'GET',
+        agent: false,
+        headers: { connection: 'close', ...options.headers },
+        ...(options.ca === undefined ? {} : { ca: options.ca }),
+        timeout: options.timeoutMs ?? 10_000,
+      },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (body += chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+        res.on('error', reject);
+      },
+    );
+    req.on('timeout', () => req.destroy(new Error(`no answer from ${url} in time`)));
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/** Whether a process of that pid still runs. */
+export function processRuns(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
