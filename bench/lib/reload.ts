@@ -23,11 +23,10 @@ export function catchesSighup(pid: number): boolean | undefined {
   return mask === undefined ? undefined : (BigInt(`0x${mask}`) & 1n) === 1n;
 }
 
-/** The pids of the processes under `pid` now (a primary's workers). */
+/** The pids of the processes of its own program under `pid` now (a primary's workers; not tsx's esbuild service). */
 function workersOf(pid: number): number[] {
-  return treeOf(readProcesses(), pid)
-    .map((entry) => entry.pid)
-    .filter((id) => id !== pid);
+  const [root, ...rest] = treeOf(readProcesses(), pid);
+  return rest.filter((entry) => entry.name === root?.name).map((entry) => entry.pid);
 }
 
 export interface ReloadRun {
@@ -37,12 +36,12 @@ export interface ReloadRun {
   readonly failedAnswers: number;
   readonly socketErrors: number;
   readonly timeouts: number;
-  /** Workers before the signal, and how many of them had been replaced when the load ended. */
+  /** Workers before the signal, and how many of them were gone when the load ended. */
   readonly workersBefore: number;
   readonly replaced: number;
   /** Workers when the load ended. */
   readonly workersAfter: number;
-  /** From the signal until every worker of before had gone and as many were running again; undefined if not within the load. */
+  /** From the signal until every worker of before had gone and as many ran again; undefined if not within the load. */
   readonly reloadMs: number | undefined;
   /** Whether the primary was still running when the load ended. */
   readonly primaryAlive: boolean;
@@ -51,8 +50,11 @@ export interface ReloadRun {
 export interface ReloadFigures {
   /** Why it was not measured (a gateway that does not catch SIGHUP), when it was not. */
   readonly skipped?: string;
-  readonly seconds: number;
+  /** The gateway reloaded, in words (its settings). */
+  readonly gateway: string;
   readonly signalAfterSeconds: number;
+  readonly tailSeconds: number;
+  readonly maxSeconds: number;
   readonly connections: number;
   readonly runs: readonly ReloadRun[];
 }
@@ -60,47 +62,80 @@ export interface ReloadFigures {
 export interface ReloadOptions {
   /** The gateway: its `pid` is the primary. */
   readonly service: Service;
+  /** Its settings, in words, for the report. */
+  readonly gateway: string;
   readonly path: string;
   readonly headers?: Record<string, string>;
   readonly connections: number;
-  /** Whole seconds of load per run (wrk reads its duration as an integer). */
-  readonly seconds: number;
   /** When, after the load starts, SIGHUP is sent. */
   readonly signalAfterSeconds: number;
+  /** How long the load goes on once every worker was replaced. */
+  readonly tailSeconds: number;
+  /** The load ends after this many seconds even if the reload has not ended. */
+  readonly maxSeconds: number;
 }
 
 /**
  * One run per load generator (wrk where installed, then autocannon), each with one SIGHUP to the
- * primary during the load. Skipped, with the reason, where the primary does not catch SIGHUP:
- * the signal would end it (a gateway from before the issue "Every core").
+ * primary during the load, which goes on until every worker was replaced and `tailSeconds` more.
+ * Skipped, with the reason, where the primary does not catch SIGHUP: the signal would end it (a
+ * gateway from before the issue "Every core").
  */
 export async function measureReload(options: ReloadOptions): Promise<ReloadFigures> {
-  const { service, seconds, signalAfterSeconds, connections } = options;
+  const { service, signalAfterSeconds, tailSeconds, maxSeconds, connections } = options;
   const pid = service.pid;
-  const base = { seconds, signalAfterSeconds, connections, runs: [] as ReloadRun[] };
+  const base = { gateway: options.gateway, signalAfterSeconds, tailSeconds, maxSeconds, connections, runs: [] as ReloadRun[] };
   if (pid === undefined) return { ...base, skipped: 'the gateway has no process id' };
   const catches = catchesSighup(pid);
   if (catches !== true)
     return { ...base, skipped: catches === undefined ? 'no /proc here' : 'the gateway does not catch SIGHUP (it would end): it has no reload' };
   const url = `${service.url}${options.path}`;
   const headers = options.headers ?? {};
-  const loads: [ReloadRun['generator'], () => Promise<LoadResult>][] = [];
-  if (wrkSkipReason() === false) loads.push(['wrk', () => runWrk({ url, headers, connections, seconds })]);
-  loads.push(['autocannon', () => runLoad({ url, headers, settings: { connections, pipelining: 1, durationSeconds: seconds, warmupSeconds: 0 } })]);
+  const loads: [ReloadRun['generator'], (stop: AbortSignal) => Promise<LoadResult>][] = [];
+  if (wrkSkipReason() === false) loads.push(['wrk', (stop) => runWrk({ url, headers, connections, seconds: maxSeconds, stop })]);
+  loads.push([
+    'autocannon',
+    (stop) => runLoad({ url, headers, settings: { connections, pipelining: 1, durationSeconds: maxSeconds, warmupSeconds: 0 }, stop }),
+  ]);
+  const workers = workersOf(pid).length;
   const runs: ReloadRun[] = [];
-  for (const [generator, load] of loads) runs.push(await reloadDuring(pid, load, signalAfterSeconds, generator));
+  for (const [generator, load] of loads) {
+    // A reload that outlasted the previous load may still be going on: wait until it has ended.
+    await settled(pid, workers, maxSeconds * 1000);
+    runs.push(await reloadDuring(pid, load, options, generator));
+  }
   return { ...base, runs };
 }
 
-async function reloadDuring(pid: number, load: () => Promise<LoadResult>, signalAfterSeconds: number, generator: ReloadRun['generator']): Promise<ReloadRun> {
+/** Resolves once `pid` has `workers` workers, the same ones for 1 s, or after `timeoutMs`. */
+async function settled(pid: number, workers: number, timeoutMs: number): Promise<void> {
+  const deadline = performance.now() + timeoutMs;
+  let last = '';
+  let since = performance.now();
+  while (performance.now() < deadline) {
+    const now = workersOf(pid);
+    const key = now.join(',');
+    if (key !== last) [last, since] = [key, performance.now()];
+    else if (now.length === workers && performance.now() - since >= 1000) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+async function reloadDuring(
+  pid: number,
+  load: (stop: AbortSignal) => Promise<LoadResult>,
+  options: Pick<ReloadOptions, 'signalAfterSeconds' | 'tailSeconds'>,
+  generator: ReloadRun['generator'],
+): Promise<ReloadRun> {
   const before = workersOf(pid);
+  const stop = new AbortController();
   let signalledAt: number | undefined;
   let reloadMs: number | undefined;
   let loading = true;
-  // Watches the process tree every 50 ms from the signal until every worker of before has gone
-  // and as many run again, or the load ends.
+  // From the signal, watches the process tree every 50 ms until every worker of before has gone
+  // and as many run again; then lets the load go on for the tail, and ends it.
   const watch = (async () => {
-    await new Promise((resolve) => setTimeout(resolve, signalAfterSeconds * 1000));
+    await new Promise((resolve) => setTimeout(resolve, options.signalAfterSeconds * 1000));
     if (!loading) return;
     process.kill(pid, 'SIGHUP');
     signalledAt = performance.now();
@@ -108,12 +143,14 @@ async function reloadDuring(pid: number, load: () => Promise<LoadResult>, signal
       const now = workersOf(pid);
       if (before.every((worker) => !now.includes(worker)) && now.length >= before.length) {
         reloadMs = performance.now() - signalledAt;
+        await new Promise((resolve) => setTimeout(resolve, options.tailSeconds * 1000));
+        stop.abort();
         return;
       }
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
   })();
-  const result = await load().finally(() => {
+  const result = await load(stop.signal).finally(() => {
     loading = false;
   });
   await watch;
@@ -130,7 +167,7 @@ async function reloadDuring(pid: number, load: () => Promise<LoadResult>, signal
     workersBefore: before.length,
     replaced: before.filter((worker) => !after.includes(worker)).length,
     workersAfter: after.length,
-    reloadMs: signalledAt === undefined ? undefined : reloadMs,
+    reloadMs,
     primaryAlive: isAlive(pid),
   };
 }
@@ -154,7 +191,7 @@ export function reloadLines(figures: ReloadFigures | undefined): string[] {
   if (figures === undefined) return ['Not measured in this run.'];
   if (figures.skipped !== undefined) return [`Not measured: ${figures.skipped}.`];
   const lines = [
-    `The gateway (WORKERS=2, keys and limits in process, never reached) loaded for ${figures.seconds} s with ${figures.connections} connections; SIGHUP sent to its primary ${figures.signalAfterSeconds} s into the load. A failed request is an answer other than a 200, a socket error or a timeout.`,
+    `The gateway (${figures.gateway}) loaded with ${figures.connections} connections; SIGHUP sent to its primary ${figures.signalAfterSeconds} s into the load, which went on until every worker had been replaced and ${figures.tailSeconds} s more (at most ${figures.maxSeconds} s in all). A failed request is an answer other than a 200, a socket error or a timeout.`,
     '',
     '| Load generator | requests | failed (goal 0) | not 200 | socket errors | timeouts | workers replaced | reload took | primary still running |',
     '|---|---:|---:|---:|---:|---:|---|---:|---|',
