@@ -14,8 +14,11 @@ export interface GatewayProcess extends ServiceProcess {
   readonly workerPids: readonly number[];
   /** Every JSON line written so far, parsed. */
   records(): LogRecord[];
-  /** Resolves with the first line `match` accepts, polling the output (rejects after `timeoutMs`). */
-  waitForRecord(match: (record: LogRecord) => boolean, timeoutMs?: number): Promise<LogRecord>;
+  /**
+   * Resolves with the first line `match` accepts, polling the output (rejects after `timeoutMs`);
+   * with `from`, among the lines after the first `from` (`records().length` before an action).
+   */
+  waitForRecord(match: (record: LogRecord) => boolean, timeoutMs?: number, from?: number): Promise<LogRecord>;
 }
 
 /** Starts `src/main.ts` with `WORKERS=2` on a free port unless `env` says otherwise; ready once it says it listens. */
@@ -32,10 +35,10 @@ export async function startGatewayProcess(env: Record<string, string>, timeoutMs
     ...service,
     workerPids: (listening?.pids as number[] | undefined) ?? [],
     records,
-    async waitForRecord(match, waitMs = 15_000) {
+    async waitForRecord(match, waitMs = 15_000, from = 0) {
       const deadline = Date.now() + waitMs;
       for (;;) {
-        const found = records().find(match);
+        const found = records().slice(from).find(match);
         if (found !== undefined) return found;
         if (Date.now() > deadline) throw new Error(`no such log line within ${waitMs} ms:\n${service.output()}`);
         await new Promise((resolve) => setTimeout(resolve, 20));
