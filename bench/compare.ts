@@ -5,6 +5,9 @@
 // Rounds alternate the pairings (ref with control, ref with work; see lib/paired.ts), each pair
 // loaded together by its own wrk, and each gateway's CPU per request read from /proc. Prints
 // CPU µs per request, req/s and the ratios; `--record` also writes them to bench/results/.
+// Every gateway runs with WORKERS=1 (lib/services.ts): a ref from before WORKERS ignores it and
+// runs its one process; a tree with workers runs a primary and one worker, and its CPU per request
+// is that of both (lib/cpu.ts sums a gateway's processes), so the primary's cost is in its figure.
 // A benchmark, not a test: it asserts nothing of speed.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -15,7 +18,7 @@ import { makeKeys } from './lib/bench-keys.js';
 import { comparisonReport, type PathComparison } from './lib/compare-report.js';
 import { measurePaired, pairedSkipReason } from './lib/paired.js';
 import { median, roundLine } from './lib/paired-summary.js';
-import { cpuMsOf } from './lib/cpu.js';
+import { cpuMsOf, processCount } from './lib/cpu.js';
 import { runWrk, wrkSkipReason } from './lib/wrk.js';
 import { startSeededCore, startService, type Service } from './lib/services.js';
 import { checkOut, describeWorkingTree } from './lib/worktree.js';
@@ -70,6 +73,12 @@ try {
       { name: 'work', service: await startService('gateway of the working tree', 'gateway', env) },
     ];
     started.push(...gateways.map((g) => g.service));
+    const processes = Object.fromEntries(gateways.map((g) => [g.name, g.service.pid === undefined ? 0 : (processCount(g.service.pid) ?? 0)]));
+    log(
+      `  processes: ${Object.entries(processes)
+        .map(([name, count]) => `${name} ${count}`)
+        .join(', ')}`,
+    );
     try {
       const paired = await measurePaired({
         gateways,
@@ -81,7 +90,7 @@ try {
         warmupSeconds: 3,
         onRound: (round, samples) => log(`  ${roundLine(round, samples)}`),
       });
-      results.push({ path, description: PATHS[path], paired });
+      results.push({ path, description: PATHS[path], paired, processes });
     } finally {
       await Promise.all(gateways.map((g) => g.service.stop()));
     }

@@ -1,7 +1,10 @@
-// `npm run bench [-- --quick] [-- --rounds n]`: starts what it measures (the core, gateways, the
-// references), runs each scenario with autocannon (and the throughput ones with wrk too, where it is
-// installed), then the observability goals' paired measurement (lib/paired.ts: the gateways loaded
-// together, compared by CPU per request), stops everything, and writes bench/results/<time>.{json,md,svg}.
+// `npm run bench [-- --quick] [-- --rounds n] [-- --workers]`: starts what it measures (the core,
+// gateways, the references), runs each scenario with autocannon (and the throughput ones with wrk
+// too, where it is installed), then the observability goals' paired measurement (lib/paired.ts: the
+// gateways loaded together, compared by CPU per request), the limiter alone, a SIGHUP reload under
+// load (lib/reload.ts) and bursts across workers (lib/bursts.ts), stops everything, and writes
+// bench/results/<time>.{json,md,svg}. `--workers` runs only what the goals of the issue "Every core"
+// need: the scenario groups of the plan, the reload and the bursts.
 // Ratios are measured within one run: absolute numbers on a shared 2-core machine are noise.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -11,23 +14,31 @@ import { fileURLToPath } from 'node:url';
 import { redisSkipReason, startRedis, type RedisServer } from '@animal-store/testkit';
 import { makeKeys } from './lib/bench-keys.js';
 import { cpuMeter } from './lib/cpu.js';
+import { measureBursts, type BurstFigures } from './lib/bursts.js';
 import { measureLimiter, type LimiterFigures } from './lib/limiter-figures.js';
 import { measureObservability, startObservedGateways, type ObservedGateways } from './lib/observability.js';
 import { pairedSkipReason, type PairedResult } from './lib/paired.js';
 import { roundLine } from './lib/paired-summary.js';
 import { LOAD_SETTINGS, QUICK_SETTINGS, runLoad } from './lib/load.js';
 import { startReferences } from './lib/references.js';
+import { measureReload, type ReloadFigures } from './lib/reload.js';
 import { renderReport } from './lib/report.js';
 import { runPlan } from './lib/run-plan.js';
 import type { BenchContext } from './lib/scenario.js';
 import { startSeededCore, startService, type Service } from './lib/services.js';
+import { PLAN } from './scenarios/plan.js';
 import { wrkSkipReason } from './lib/wrk.js';
 
-const { values } = parseArgs({ options: { quick: { type: 'boolean' }, rounds: { type: 'string' } } });
+const { values } = parseArgs({ options: { quick: { type: 'boolean' }, rounds: { type: 'string' }, workers: { type: 'boolean' } } });
 const quick = values.quick ?? false;
+const workersOnly = values.workers ?? false;
 const settings = quick ? QUICK_SETTINGS : LOAD_SETTINGS;
 const rounds = Number(values.rounds ?? (quick ? 1 : 4));
 const manyKeyCount = quick ? 300 : 10_000;
+// The bursts across workers: a series quiet and one under the CPU hog, each burst on a fresh free key.
+const BURSTS = { bursts: quick ? 2 : 20, requests: 3000, limit: 60 } as const;
+// The reload: SIGHUP to the primary this long into a load that goes on until every worker was replaced, and the tail more.
+const RELOAD = quick ? { signalAfterSeconds: 1, tailSeconds: 1, maxSeconds: 30 } : { signalAfterSeconds: 3, tailSeconds: 3, maxSeconds: 60 };
 
 async function main(): Promise<void> {
   const suiteStarted = performance.now();
@@ -39,7 +50,7 @@ async function main(): Promise<void> {
     const redisSkip = redisSkipReason();
     if (redisSkip !== false) process.stdout.write(`no Redis scenarios: ${redisSkip}\n`);
     else redis = await startRedis();
-    const keys = await makeKeys(dir, manyKeyCount);
+    const keys = await makeKeys(dir, manyKeyCount, BURSTS.bursts * 2);
     const { jwksFile, revocationsFile, oneKey, rejectedKey, manyKeys } = keys;
     const core = await startSeededCore();
     services.push(core);
@@ -58,21 +69,31 @@ async function main(): Promise<void> {
     const limitsMemory = await startService('gateway (keys, limits in process)', 'gateway', limitsEnv);
     // The shipped plans: a free key is refused after 60 requests in a minute (see the scenario's prepare).
     const rejecting = await startService('gateway (keys, shipped plans)', 'gateway', { ...authEnv, RATE_LIMITS: 'on' });
-    services.push(bare, bareHttpProxy, full, fullCold, limitsMemory, rejecting);
+    // The goals of the issue "Every core": the same gateways with two workers (the others run one).
+    const bareWorkers2 = await startService('gateway (AUTH=off, RATE_LIMITS=off, WORKERS=2)', 'gateway', {
+      ...gatewayEnv,
+      AUTH: 'off',
+      RATE_LIMITS: 'off',
+      WORKERS: '2',
+    });
+    const limitsMemoryWorkers2 = await startService('gateway (keys, limits in process, WORKERS=2)', 'gateway', { ...limitsEnv, WORKERS: '2' });
+    services.push(bare, bareHttpProxy, full, fullCold, limitsMemory, rejecting, bareWorkers2, limitsMemoryWorkers2);
     let authRedis: Service | undefined;
     let limitsRedis: Service | undefined;
     let limitsRedisControl: Service | undefined;
+    let limitsRedisWorkers2: Service | undefined;
     if (redis !== undefined) {
       const redisEnv = { REDIS_URL: redis.url, REVOCATIONS_FILE: '' };
       authRedis = await startService('gateway (keys, revocations in Redis)', 'gateway', { ...authEnv, ...redisEnv });
       limitsRedis = await startService('gateway (keys, limits in Redis)', 'gateway', { ...limitsEnv, ...redisEnv });
       // Configured as limitsRedis: the control of the paired observability measurement.
       limitsRedisControl = await startService('gateway (keys, limits in Redis, control)', 'gateway', { ...limitsEnv, ...redisEnv });
-      services.push(authRedis, limitsRedis, limitsRedisControl);
-      observed = await startObservedGateways({ ...limitsEnv, ...redisEnv });
+      limitsRedisWorkers2 = await startService('gateway (keys, limits in Redis, WORKERS=2)', 'gateway', { ...limitsEnv, ...redisEnv, WORKERS: '2' });
+      services.push(authRedis, limitsRedis, limitsRedisControl, limitsRedisWorkers2);
+      if (!workersOnly) observed = await startObservedGateways({ ...limitsEnv, ...redisEnv });
     }
     const references = await startReferences(dir, core.url, redis, keys, services);
-    const { nginx, haproxy, haproxyJwt: haproxyJwtService, haproxyKey, fastifyStack: stack } = references;
+    const { nginx, haproxy, haproxyJwt: haproxyJwtService, haproxyJwt2, haproxyKey, fastifyStack: stack } = references;
     const wrkSkip = wrkSkipReason();
     const pairedSkip = pairedSkipReason();
     const skipped = [...references.skipped, ...(wrkSkip === false ? [] : [`no wrk runs: ${wrkSkip}`]), ...(pairedSkip === false ? [] : [pairedSkip])];
@@ -84,6 +105,9 @@ async function main(): Promise<void> {
       full,
       fullCold,
       limitsMemory,
+      bareWorkers2,
+      limitsMemoryWorkers2,
+      limitsRedisWorkers2,
       rejecting,
       authRedis,
       limitsRedis,
@@ -92,6 +116,7 @@ async function main(): Promise<void> {
       nginx,
       haproxy,
       haproxyJwt: haproxyJwtService,
+      haproxyJwt2,
       haproxyKey,
       fastifyStack: stack,
       oneKey,
@@ -106,6 +131,7 @@ async function main(): Promise<void> {
       [nginx, undefined],
       [haproxy, undefined],
       [haproxyJwtService, `Bearer ${haproxyKey}`],
+      [haproxyJwt2, `Bearer ${haproxyKey}`],
       [stack, `Bearer ${oneKey}`],
       [bare, undefined],
       [bareHttpProxy, undefined],
@@ -114,6 +140,9 @@ async function main(): Promise<void> {
       [authRedis, `Bearer ${oneKey}`],
       [limitsRedis, `Bearer ${oneKey}`],
       [limitsRedisControl, `Bearer ${oneKey}`],
+      [bareWorkers2, undefined],
+      [limitsMemoryWorkers2, `Bearer ${oneKey}`],
+      [limitsRedisWorkers2, `Bearer ${oneKey}`],
       [observed?.metrics, `Bearer ${oneKey}`],
       [observed?.tracing, `Bearer ${oneKey}`],
     ];
@@ -136,11 +165,12 @@ async function main(): Promise<void> {
       measure,
       wrk: wrkSkip === false,
       available: { redis: redis !== undefined, nginx: nginx !== undefined, haproxy: haproxy !== undefined },
+      ...(workersOnly ? { plan: PLAN.filter((entry) => entry.group !== undefined) } : {}),
     });
 
     // The observability goals: each gateway loaded together with `off`, compared by CPU per request (lib/paired.ts).
     let capacity: PairedResult | undefined;
-    if (pairedSkip === false && limitsRedis !== undefined && limitsRedisControl !== undefined && observed !== undefined) {
+    if (!workersOnly && pairedSkip === false && limitsRedis !== undefined && limitsRedisControl !== undefined && observed !== undefined) {
       capacity = await measureObservability(
         { off: limitsRedis, control: limitsRedisControl, observed },
         {
@@ -154,16 +184,53 @@ async function main(): Promise<void> {
     }
 
     let limiter: LimiterFigures | undefined;
-    if (redis !== undefined) {
+    if (!workersOnly && redis !== undefined) {
       limiter = await measureLimiter(redis.url, quick ? 0.5 : 5);
       process.stdout.write(
         `limiter: ${Math.round(limiter.decisionsPerSecond)} decisions/s (${limiter.concurrency} in flight), ${Math.round(limiter.oneBatchInFlight?.decisionsPerSecond ?? 0)} (64 in flight); memory ${JSON.stringify(limiter.memory)}\n`,
       );
     }
+    // A SIGHUP reload under load, on a gateway of its own (WORKERS=2, keys and limits in process).
+    const reloadGateway = await startService('gateway (keys, limits in process, WORKERS=2, reloaded)', 'gateway', { ...limitsEnv, WORKERS: '2' });
+    services.push(reloadGateway);
+    await runLoad({ url: `${reloadGateway.url}/v1/pets`, settings, duration: settings.warmupSeconds, headers: { authorization: `Bearer ${oneKey}` } });
+    const reload: ReloadFigures = await measureReload({
+      service: reloadGateway,
+      gateway: 'WORKERS=2, one key, limits in process, never reached',
+      path: '/v1/pets',
+      headers: { authorization: `Bearer ${oneKey}` },
+      connections: settings.connections,
+      ...RELOAD,
+    });
+    process.stdout.write(
+      reload.skipped === undefined
+        ? reload.runs
+            .map(
+              (r) =>
+                `reload (${r.generator}): ${r.requests} requests, ${r.failedAnswers} not 200, ${r.socketErrors} socket errors, ${r.timeouts} timeouts; workers replaced ${r.replaced} of ${r.workersBefore}${r.reloadMs === undefined ? ', not within the load' : ` in ${(r.reloadMs / 1000).toFixed(1)} s`}\n`,
+            )
+            .join('')
+        : `reload: not measured: ${reload.skipped}\n`,
+    );
+    await reloadGateway.stop();
+
+    // Bursts across workers, last: the CPU hog of their second series would disturb anything after.
+    // A fresh gateway (WORKERS=2, keys, the shipped plans, no Redis): its first burst meets cold workers.
+    const burstGateway = await startService('gateway (keys, shipped plans, WORKERS=2, bursts)', 'gateway', { ...authEnv, RATE_LIMITS: 'on', WORKERS: '2' });
+    services.push(burstGateway);
+    const bursts: BurstFigures = await measureBursts({
+      service: burstGateway,
+      keys: keys.freeKeys,
+      ...BURSTS,
+      onBurst: (line) => process.stdout.write(`${line}\n`),
+    });
+    await burstGateway.stop();
+
     const machine = { node: process.version, cpu: cpus()[0]?.model ?? 'unknown', cores: cpus().length, loadavgAtStart: loadavg() };
     const run = {
       date: new Date(started).toISOString(),
       quick,
+      workersOnly,
       rounds,
       settings,
       manyKeyCount,
@@ -175,8 +242,8 @@ async function main(): Promise<void> {
     const stamp = run.date.replace(/[:.]/g, '-');
     const resultsDir = fileURLToPath(new URL('./results/', import.meta.url));
     mkdirSync(resultsDir, { recursive: true });
-    writeFileSync(join(resultsDir, `${stamp}.json`), `${JSON.stringify({ run, limiter, capacity, measurements }, null, 2)}\n`);
-    const report = renderReport(run, measurements, limiter, capacity);
+    writeFileSync(join(resultsDir, `${stamp}.json`), `${JSON.stringify({ run, limiter, capacity, reload, bursts, measurements }, null, 2)}\n`);
+    const report = renderReport(run, measurements, limiter, capacity, { reload, bursts });
     writeFileSync(join(resultsDir, `${stamp}.svg`), report.svg);
     writeFileSync(join(resultsDir, `${stamp}.md`), `${report.markdown}\n![chart](${stamp}.svg)\n`);
     process.stdout.write(`\n${report.markdown}\nwritten: bench/results/${stamp}.{json,md,svg}\n`);

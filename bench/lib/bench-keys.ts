@@ -4,12 +4,23 @@ import { generateSigningKey, signApiKey, type ApiKeyToSign, type JWK } from '@an
 
 /**
  * The bench's keys, written into `dir`: a JWKS, a deny-list file, plans that never refuse, one
- * key, one over its limit on the shipped plans, and `manyKeyCount` keys of as many accounts.
+ * key, one over its limit on the shipped plans, `manyKeyCount` keys of as many accounts, and
+ * `freeKeyCount` keys on the free plan, each of an account of its own (the bursts, lib/bursts.ts).
  */
 export async function makeKeys(
   dir: string,
   manyKeyCount: number,
-): Promise<{ jwksFile: string; publicJwk: JWK; revocationsFile: string; oneKey: string; oneKeyClaims: ApiKeyToSign; rejectedKey: string; manyKeys: string[] }> {
+  freeKeyCount = 0,
+): Promise<{
+  jwksFile: string;
+  publicJwk: JWK;
+  revocationsFile: string;
+  oneKey: string;
+  oneKeyClaims: ApiKeyToSign;
+  rejectedKey: string;
+  manyKeys: string[];
+  freeKeys: string[];
+}> {
   const { privateJwk, publicJwk } = await generateSigningKey();
   const jwksFile = join(dir, 'jwks.json');
   writeFileSync(jwksFile, JSON.stringify({ keys: [publicJwk] }));
@@ -51,5 +62,8 @@ export async function makeKeys(
     issuedAt: Date.now(),
   });
   const manyKeys = await Promise.all(Array.from({ length: manyKeyCount }, (_, i) => sign(`account-${i}`, `bench-${i}`)));
-  return { jwksFile, publicJwk, revocationsFile, oneKey, oneKeyClaims, rejectedKey, manyKeys };
+  const freeKeys = await Promise.all(
+    Array.from({ length: freeKeyCount }, (_, i) => signApiKey(privateJwk, { ...claims(`burst-${i}`, `bench-burst-${i}`), plan: 'free' })),
+  );
+  return { jwksFile, publicJwk, revocationsFile, oneKey, oneKeyClaims, rejectedKey, manyKeys, freeKeys };
 }

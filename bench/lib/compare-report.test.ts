@@ -58,3 +58,18 @@ test('a comparison without the bare path has no row of ratios to it', () => {
   });
   assert.doesNotMatch(report.text, /÷ bare/);
 });
+
+test("each gateway's processes are told, and that work's figure holds its primary's", () => {
+  const report = comparisonReport({
+    ref: '008c8f5',
+    commit: 'c'.repeat(40),
+    work: 'abc',
+    rounds: 2,
+    seconds: 5,
+    machine: {},
+    coreCpuUsPerRequest: 50,
+    results: [{ ...path('bare', 200, 200, 210), processes: { ref: 1, control: 1, work: 2 } }],
+  });
+  assert.match(report.text, /Processes of each, once started \(bare: ref 1, control 1, work 2\)/);
+  assert.match(report.text, /the primary's cost is in work's figure/);
+});

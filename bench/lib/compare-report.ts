@@ -5,6 +5,8 @@ export interface PathComparison {
   readonly path: string;
   readonly description: string;
   readonly paired: PairedResult;
+  /** Each gateway's processes once started (a primary and its worker: 2), all of them in its CPU per request. */
+  readonly processes?: Readonly<Record<string, number>>;
 }
 
 export interface ComparisonRun {
@@ -64,6 +66,21 @@ export function comparisonReport(run: ComparisonRun): { text: string; json: unkn
       lines.push(`| ${result.path} | ${ratio('ref')} | ${ratio('work')} |`);
     }
   }
-  lines.push('', ...run.results.map((result) => `- ${result.path}: ${result.description}`), '');
+  lines.push('', ...run.results.map((result) => `- ${result.path}: ${result.description}`));
+  const counted = run.results.flatMap((result) =>
+    result.processes === undefined
+      ? []
+      : [
+          `${result.path}: ${Object.entries(result.processes)
+            .map(([name, count]) => `${name} ${count}`)
+            .join(', ')}`,
+        ],
+  );
+  if (counted.length > 0)
+    lines.push(
+      '',
+      `Every gateway ran with WORKERS=1 (a ref from before WORKERS ignores it). Processes of each, once started (${counted.join('; ')}): a CPU µs per request is that of all of a gateway's processes, so where work has a primary beside its worker, the primary's cost is in work's figure.`,
+    );
+  lines.push('');
   return { text: lines.join('\n'), json: run };
 }

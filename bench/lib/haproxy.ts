@@ -70,12 +70,13 @@ function jwtRules(jwt: HaproxyJwt, keyFile: string): string {
 }
 
 /**
- * HAProxy in front of `upstreamUrl`, one thread (like the one gateway process it is compared with),
- * upstream connections kept alive and shared between clients (`http-reuse always`, as nginx's
- * keepalive pool and undici's do), no logs (like the nginx reference). With `jwt`, the frontend
- * also verifies keys and counts requests per account.
+ * HAProxy in front of `upstreamUrl`, `threads` threads (one by default, like the one gateway
+ * process it is compared with; two beside a gateway of two workers), upstream connections kept
+ * alive and shared between clients (`http-reuse always`, as nginx's keepalive pool and undici's
+ * do), no logs (like the nginx reference). With `jwt`, the frontend also verifies keys and counts
+ * requests per account (one stick table, shared by the threads).
  */
-export async function startHaproxy(dir: string, name: string, upstreamUrl: string, jwt?: HaproxyJwt): Promise<Service> {
+export async function startHaproxy(dir: string, name: string, upstreamUrl: string, jwt?: HaproxyJwt, threads = 1): Promise<Service> {
   const port = await freePort();
   const upstream = new URL(upstreamUrl);
   const prefix = join(dir, name.replace(/[^a-z0-9-]/gi, '-'));
@@ -86,7 +87,7 @@ export async function startHaproxy(dir: string, name: string, upstreamUrl: strin
   writeFileSync(
     conf,
     `global
-  nbthread 1
+  nbthread ${threads}
   maxconn 4096
 defaults
   mode http

@@ -33,6 +33,8 @@ export interface LoadOptions {
   readonly overallRate?: number;
   /** Overrides `settings.connections` (the fixed-rate scenarios use one). */
   readonly connections?: number;
+  /** Ends the run early, when aborted, with what it measured so far. */
+  readonly stop?: AbortSignal;
 }
 
 /** The `fraction` quantile of ascending `sorted` (nearest rank); 0 when empty. */
@@ -65,6 +67,8 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
       (error: unknown, finished: autocannon.Result) => (error ? reject(error instanceof Error ? error : new Error(String(error))) : resolve(finished)),
     );
     instance.on('response', (_client, _status, _bytes, responseTime) => latencies.push(responseTime));
+    if (options.stop?.aborted === true) instance.stop();
+    else options.stop?.addEventListener('abort', () => instance.stop(), { once: true });
   });
   latencies.sort((a, b) => a - b);
   const statusStats = (result as unknown as { statusCodeStats?: Record<string, { count: number }> }).statusCodeStats ?? {};

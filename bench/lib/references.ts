@@ -11,6 +11,8 @@ export interface References {
   readonly nginx: Service | undefined;
   readonly haproxy: Service | undefined;
   readonly haproxyJwt: Service | undefined;
+  /** The same with `nbthread 2`: the reference of a gateway with two workers. */
+  readonly haproxyJwt2: Service | undefined;
   readonly haproxyKey: string | undefined;
   /** The JWS alg the HAProxy JWT reference verifies (see lib/haproxy-key.ts). */
   readonly haproxyAlgorithm: string | undefined;
@@ -50,6 +52,7 @@ export async function startReferences(
 
   let haproxy: Service | undefined;
   let haproxyJwt: Service | undefined;
+  let haproxyJwt2: Service | undefined;
   let key: Awaited<ReturnType<typeof haproxyKey>> | undefined;
   const haproxySkip = haproxySkipReason();
   if (haproxySkip !== false) skipped.push(`no HAProxy references: ${haproxySkip}`);
@@ -57,16 +60,9 @@ export async function startReferences(
     key = await haproxyKey(dir, keys.publicJwk, keys.oneKey, keys.oneKeyClaims);
     haproxy = keep(await startHaproxy(dir, 'haproxy', coreUrl));
     const { issuer, audience } = keys.oneKeyClaims;
-    haproxyJwt = keep(
-      await startHaproxy(dir, 'haproxy (jwt_verify, stick table)', coreUrl, {
-        algorithm: key.algorithm,
-        publicKeyPem: key.publicKeyPem,
-        issuer,
-        audience,
-        typ: API_KEY_TYP,
-        limitPerMinute: 1_000_000_000,
-      }),
-    );
+    const jwt = { algorithm: key.algorithm, publicKeyPem: key.publicKeyPem, issuer, audience, typ: API_KEY_TYP, limitPerMinute: 1_000_000_000 };
+    haproxyJwt = keep(await startHaproxy(dir, 'haproxy (jwt_verify, stick table)', coreUrl, jwt));
+    haproxyJwt2 = keep(await startHaproxy(dir, 'haproxy (jwt_verify, stick table, nbthread 2)', coreUrl, jwt, 2));
   }
 
   let fastifyStack: Service | undefined;
@@ -77,5 +73,5 @@ export async function startReferences(
       await startFastifyStack({ upstreamUrl: coreUrl, redisUrl: redis.url, jwksFile: keys.jwksFile, issuer, audience, limitPerMinute: 1_000_000_000 }),
     );
   }
-  return { nginx, haproxy, haproxyJwt, haproxyKey: key?.key, haproxyAlgorithm: key?.algorithm, fastifyStack, skipped };
+  return { nginx, haproxy, haproxyJwt, haproxyJwt2, haproxyKey: key?.key, haproxyAlgorithm: key?.algorithm, fastifyStack, skipped };
 }

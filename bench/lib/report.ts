@@ -1,3 +1,4 @@
+import { burstLines, inexactQuietBursts, type BurstFigures } from './bursts.js';
 import { capacityLines } from './capacity-report.js';
 import { renderChart } from './chart.js';
 import { goalText, ISSUE_FIGURES, OBSERVABILITY_FIGURES, OTHER_RATIOS, verdict, type Figure, type RowOf } from './figures.js';
@@ -5,10 +6,14 @@ import type { LimiterFigures } from './limiter-figures.js';
 import type { LoadSettings } from './load.js';
 import { summarise, type Generator, type Measurement } from './measurements.js';
 import type { PairedResult } from './paired.js';
+import { failedRequests, reloadLines, type ReloadFigures } from './reload.js';
+import { scalingLines } from './scaling.js';
 
 export interface RunInfo {
   readonly date: string;
   readonly quick: boolean;
+  /** `--workers`: only what the goals of the issue "Every core" need. */
+  readonly workersOnly?: boolean;
   readonly rounds: number;
   readonly settings: LoadSettings;
   readonly manyKeyCount: number;
@@ -32,12 +37,13 @@ export function renderReport(
   measurements: readonly Measurement[],
   limiter?: LimiterFigures,
   capacity?: PairedResult,
+  workers?: { readonly reload?: ReloadFigures; readonly bursts?: BurstFigures },
 ): { markdown: string; svg: string; unexpected: number } {
   const rows = summarise(measurements);
   const rowsOf = (generator: Generator) => new Map(rows.filter((row) => row.generator === generator).map((row) => [row.scenario, row]));
   const byGenerator = { autocannon: rowsOf('autocannon'), wrk: rowsOf('wrk') };
   const lines = [
-    `# Benchmark ${run.date}${run.quick ? ' (quick: a smoke test, not a measurement)' : ''}`,
+    `# Benchmark ${run.date}${run.quick ? ' (quick: a smoke test, not a measurement)' : ''}${run.workersOnly === true ? ' (--workers: the goals of the issue "Every core" only)' : ''}`,
     '',
     `Node ${run.machine.node}, ${run.machine.cores} × ${run.machine.cpu}, load average at start ${run.machine.loadavgAtStart.map((n) => n.toFixed(2)).join(' ')}; the whole suite took ${Math.floor(run.seconds / 60)} min ${run.seconds % 60} s.`,
     `autocannon: ${run.settings.connections} connections, pipelining ${run.settings.pipelining}, ${run.settings.durationSeconds} s per run after a ${run.settings.warmupSeconds} s warm-up; paired scenarios alternate over ${run.rounds} round(s), and the tables show their medians; ${run.manyKeyCount} distinct keys in the many-keys scenarios; the latency-* scenarios use one connection capped at 1,000 req/s. Latencies are over every answer, from autocannon's per-response times.`,
@@ -50,7 +56,7 @@ export function renderReport(
         `| ${r.scenario} | ${Math.round(r.rps)} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${count(r.unexpected)} | ${count(r.errors)} | ${micro(r.cpu.proxy)} | ${micro(r.cpu.core)} | ${micro(r.cpu.redis)} | ${micro(r.cpu.machine)} | ${r.description} |`,
     ),
     '',
-    "CPU µs/req is the CPU time each part used during the run, divided by the requests answered (Linux /proc, 10 ms ticks): proxy is the scenario's own proxy process, core the pets core, Redis the suite's redis-server, machine both cores, the load generator included (throughput on these 2 cores is about 2,000,000 µs ÷ that figure).",
+    "CPU µs/req is the CPU time each part used during the run, divided by the requests answered (Linux /proc, 10 ms ticks): proxy is the scenario's own proxy, every process of it summed (a gateway's primary and workers, nginx's master and worker), core the pets core, Redis the suite's redis-server, machine both cores, the load generator included (throughput on these 2 cores is about 2,000,000 µs ÷ that figure).",
     `References: nginx (1 worker) and HAProxy (nbthread 1) keep upstream connections alive and write no logs; the Fastify stack and every gateway write one access line per request to /dev/null. ${run.haproxyAlgorithm === undefined ? '' : `HAProxy's jwt_verify checked an ${run.haproxyAlgorithm} signature on every request${run.haproxyAlgorithm === 'EdDSA' ? '' : ' (this HAProxy cannot verify EdDSA: the same claims were signed with an ES256 key for it; the gateways and the Fastify stack verify the EdDSA key)'}.`}`,
   ];
   if (byGenerator.wrk.size > 0) {
@@ -70,18 +76,38 @@ export function renderReport(
     (generator: Generator): RowOf =>
     (scenario) =>
       byGenerator[generator].get(scenario);
-  lines.push('', '## Goals of the issue "Exact limits at local speed"', '', ...figureTable(ISSUE_FIGURES, rowOf, limiter, !run.quick, 'not measured'));
+  const reloadFailures = workers?.reload?.runs.reduce((sum, r) => sum + failedRequests(r) + (r.primaryAlive ? 0 : 1), 0) ?? 0;
+  const inexact = inexactQuietBursts(workers?.bursts);
   lines.push(
     '',
-    '## Goals of the issue "Operable: metrics, traces and logs"',
+    '## Goals of the issue "Every core"',
     '',
-    ...capacityLines(capacity, !run.quick),
+    'Each scenario with WORKERS=2 ran in every round next to its twin with WORKERS=1 (the same gateway otherwise), the two in turn first; a figure is the median of the per-round ratios, from each load generator (wrk -t1 and autocannon share the two cores with the gateway and the core).',
     '',
-    'The same comparisons as throughput of gateways loaded one after another (the scenarios above), for information only: on this machine two identical gateways measured that way differ by up to ~9 %.',
+    ...scalingLines(measurements, !run.quick),
     '',
-    ...figureTable(OBSERVABILITY_FIGURES, rowOf, limiter, !run.quick, 'not measured'),
+    '### Requests failed during a SIGHUP reload under load (goal: 0)',
+    '',
+    ...reloadLines(workers?.reload),
+    '',
+    '### Exact bursts across workers, quiet and under the hog (goal: 20 of 20 each)',
+    '',
+    ...burstLines(workers?.bursts),
   );
-  lines.push('', '## Other ratios (goals of earlier issues, or none)', '', ...figureTable(OTHER_RATIOS, rowOf, limiter, !run.quick, '—'));
+  if (run.workersOnly !== true) {
+    lines.push('', '## Goals of the issue "Exact limits at local speed"', '', ...figureTable(ISSUE_FIGURES, rowOf, limiter, !run.quick, 'not measured'));
+    lines.push(
+      '',
+      '## Goals of the issue "Operable: metrics, traces and logs"',
+      '',
+      ...capacityLines(capacity, !run.quick),
+      '',
+      'The same comparisons as throughput of gateways loaded one after another (the scenarios above), for information only: on this machine two identical gateways measured that way differ by up to ~9 %.',
+      '',
+      ...figureTable(OBSERVABILITY_FIGURES, rowOf, limiter, !run.quick, 'not measured'),
+    );
+    lines.push('', '## Other ratios (goals of earlier issues, or none)', '', ...figureTable(OTHER_RATIOS, rowOf, limiter, !run.quick, '—'));
+  }
   const latency = byGenerator.autocannon;
   const core = latency.get('latency-core-1000rps');
   for (const [name, what] of [
@@ -111,13 +137,16 @@ export function renderReport(
   const unexpected = rows.filter((r) => !r.reference).reduce((sum, r) => sum + r.unexpected + r.errors, 0);
   if (flagged > 0)
     lines.push('', `**${flagged} unexpected answers or socket errors** (${unexpected} in our own scenarios): see the JSON for the status counts.`);
+  // A request failed during a reload and a burst that was not exact are the gateway's failures too.
+  if (reloadFailures > 0) lines.push('', `**${reloadFailures} requests failed during the SIGHUP reload** (or the primary ended): see above.`);
+  if (inexact > 0) lines.push('', `**${inexact} bursts on the quiet host were not exact**: see above.`);
   // The chart sets each scenario's wrk bar under its autocannon one.
   const chartRows = [...byGenerator.autocannon.values()].flatMap((row) => {
     const wrk = byGenerator.wrk.get(row.scenario);
     return wrk === undefined ? [row] : [row, { ...wrk, scenario: `${row.scenario} (wrk)` }];
   });
   const svg = renderChart(`Benchmark ${run.date}${run.quick ? ' (quick)' : ''}: medians, ${run.machine.cores} cores`, chartRows);
-  return { markdown: `${lines.join('\n')}\n`, svg, unexpected };
+  return { markdown: `${lines.join('\n')}\n`, svg, unexpected: unexpected + reloadFailures + inexact };
 }
 
 /** A count, bold when not zero. */

@@ -4,7 +4,7 @@ import type { Measurement } from './measurements.js';
 import type { BenchContext } from './scenario.js';
 import type { Service } from './services.js';
 import { runWrk } from './wrk.js';
-import { PLAN } from '../scenarios/plan.js';
+import { PLAN, roundOrder, type PlanEntry } from '../scenarios/plan.js';
 
 export interface PlanOptions {
   readonly rounds: number;
@@ -15,19 +15,20 @@ export interface PlanOptions {
   readonly wrk: boolean;
   /** What this machine has: a scenario that needs what is missing is left out. */
   readonly available: { readonly redis: boolean; readonly nginx: boolean; readonly haproxy: boolean };
+  /** The scenarios to run (`PLAN` by default; `--workers` runs its groups only). */
+  readonly plan?: readonly PlanEntry[];
 }
 
 /**
- * Every scenario of the plan, round after round (those not repeated in the first only): its
- * `prepare`, then autocannon and, on the throughput scenarios, wrk right after on the same target.
- * Prints each run and returns them all.
+ * Every scenario of the plan, round after round (those not repeated in the first only, each group
+ * in the reverse order every other round: `roundOrder`): its `prepare`, then autocannon and, on the
+ * throughput scenarios, wrk right after on the same target. Prints each run and returns them all.
  */
 export async function runPlan(options: PlanOptions): Promise<Measurement[]> {
   const { context } = options;
   const measurements: Measurement[] = [];
   for (let round = 1; round <= options.rounds; round++) {
-    for (const { scenario, repeat } of PLAN) {
-      if (!repeat && round > 1) continue;
+    for (const { scenario } of roundOrder(options.plan ?? PLAN, round)) {
       if (scenario.needsRedis === true && !options.available.redis) continue;
       if (scenario.needsNginx === true && !options.available.nginx) continue;
       if (scenario.needsHaproxy === true && !options.available.haproxy) continue;
@@ -51,10 +52,17 @@ export async function runPlan(options: PlanOptions): Promise<Measurement[]> {
           cpu,
         });
         process.stdout.write(
-          `${`${scenario.name} (${generator})`.padEnd(42)} round ${round}: ${Math.round(result.rps)} req/s, p50 ${result.p50.toFixed(2)} ms, p99 ${result.p99.toFixed(2)} ms\n`,
+          `${`${scenario.name} (${generator})`.padEnd(48)} round ${round}: ${Math.round(result.rps)} req/s, p50 ${result.p50.toFixed(2)} ms, p99 ${result.p99.toFixed(2)} ms${processes(cpu)}\n`,
         );
       }
     }
   }
   return measurements;
+}
+
+/** ", 3 processes" where the proxy was more than one process (a gateway's primary and workers), and how that changed during the run. */
+function processes(cpu: CpuPerRequest): string {
+  const counted = cpu.proxyProcesses;
+  if (counted === undefined || (counted.start === 1 && counted.end === 1)) return '';
+  return counted.start === counted.end ? `, ${counted.start} processes` : `, ${counted.start} → ${counted.end} processes`;
 }

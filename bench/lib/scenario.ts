@@ -15,6 +15,10 @@ export interface BenchContext {
   readonly fullCold: Service;
   /** Keys and in-process limits (limits high enough never to refuse). */
   readonly limitsMemory: Service;
+  /** `bare`, `limitsMemory` and `limitsRedis` with `WORKERS=2` (the others run with `WORKERS=1`). */
+  readonly bareWorkers2: Service;
+  readonly limitsMemoryWorkers2: Service;
+  readonly limitsRedisWorkers2: Service | undefined;
   /** Keys and the shipped plans; the rejection scenario brings `rejectedKey` over its limit before each run. */
   readonly rejecting: Service;
   readonly rejectedKey: string;
@@ -30,6 +34,8 @@ export interface BenchContext {
   /** HAProxy in front of the core, bare and with jwt_verify + a stick table, when installed. */
   readonly haproxy: Service | undefined;
   readonly haproxyJwt: Service | undefined;
+  /** The JWT one with `nbthread 2`. */
+  readonly haproxyJwt2: Service | undefined;
   /** The API key `haproxyJwt` verifies: `oneKey`'s claims, signed with an algorithm HAProxy knows. */
   readonly haproxyKey: string | undefined;
   /** Fastify + @fastify/http-proxy + @fastify/rate-limit on Redis + jose, when Redis is here. */

@@ -17,12 +17,42 @@ export interface Service {
 
 /**
  * Starts the core or a gateway as its own process on a free loopback port, with `env`, and waits
- * for /healthz. Logs go to /dev/null: a real deployment writes them somewhere, and pino's cost of
- * writing them is part of what is measured. `root` is the checkout whose code runs (this one by
+ * for /healthz, and for a gateway for /readyz too (with several workers, /healthz may answer before
+ * every worker is up). Logs go to /dev/null: a real deployment writes them somewhere, and pino's cost
+ * of writing them is part of what is measured. `root` is the checkout whose code runs (this one by
  * default), with its own `tsx` and dependencies.
+ *
+ * A gateway gets `WORKERS=1` unless `env` says otherwise: every scenario is one gateway process (or
+ * one worker and its primary) unless it is about workers, whatever the default of `WORKERS` is; a
+ * checkout from before `WORKERS` ignores it and runs its one process (`bench:compare`).
  */
 export async function startService(name: string, kind: keyof typeof MAINS, env: Record<string, string>, root = REPOSITORY_ROOT): Promise<Service> {
-  return startBenchProcess(name, { entry: join(root, MAINS[kind]), cwd: root, env }, await freePort());
+  const service = await startBenchProcess(
+    name,
+    { entry: join(root, MAINS[kind]), cwd: root, env: kind === 'gateway' ? { WORKERS: '1', ...env } : env },
+    await freePort(),
+  );
+  if (kind === 'gateway') await waitUntilReady(service);
+  return service;
+}
+
+/** Polls `/readyz` until it answers 200; throws (stopping the service) after 30 s. */
+async function waitUntilReady(service: Service): Promise<void> {
+  const deadline = performance.now() + 30_000;
+  let last = 'no answer';
+  while (performance.now() < deadline) {
+    try {
+      const response = await fetch(`${service.url}/readyz`, { signal: AbortSignal.timeout(2000) });
+      await response.arrayBuffer();
+      if (response.status === 200) return;
+      last = `status ${response.status}`;
+    } catch (error) {
+      last = (error as Error).message;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  await service.stop();
+  throw new Error(`${service.name}: /readyz not ready within 30 s (${last})`);
 }
 
 /**

@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
-import { parseWrk, wrkMs } from './wrk.js';
+import { runLoad } from './load.js';
+import { parseWrk, runWrk, wrkMs, wrkSkipReason } from './wrk.js';
 
 // wrk 4.1's report with --latency, as printed for a run with refusals and socket errors (wrk pads
 // a value in seconds with a trailing space).
@@ -46,4 +49,38 @@ test('a clean run has no other answers and no errors; an unreadable report throw
   assert.deepEqual(result.statuses, { '2xx/3xx': 29400 });
   assert.equal(result.errors + result.timeouts, 0);
   assert.throws(() => parseWrk('unable to connect to 127.0.0.1:1 Connection refused'), /unreadable wrk output/);
+});
+
+/** A server answering 200 on loopback, for the generators to load. */
+async function withServer(use: (url: string) => Promise<void>): Promise<void> {
+  const server = createServer((_req, res) => res.end('ok'));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    await use(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`);
+  } finally {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
+}
+
+// The reload (reload.ts) ends its load once the workers were replaced: a run of 60 s stopped after
+// a moment must end then with what it measured (the test's timeout is far below the 60 s).
+test('wrk stopped early reports what it measured so far', { skip: wrkSkipReason(), timeout: 20_000 }, async () => {
+  await withServer(async (url) => {
+    const stop = new AbortController();
+    setTimeout(() => stop.abort(), 1500);
+    const result = await runWrk({ url, connections: 2, seconds: 60, stop: stop.signal });
+    assert.ok(result.requests > 0);
+    assert.deepEqual(result.statuses, { '2xx/3xx': result.requests });
+  });
+});
+
+test('autocannon stopped early reports what it measured so far', { timeout: 20_000 }, async () => {
+  await withServer(async (url) => {
+    const stop = new AbortController();
+    setTimeout(() => stop.abort(), 1500);
+    const result = await runLoad({ url, settings: { connections: 2, pipelining: 1, durationSeconds: 60, warmupSeconds: 0 }, stop: stop.signal });
+    assert.ok(result.requests > 0);
+    assert.deepEqual(result.statuses, { 200: result.requests });
+  });
 });

@@ -19,6 +19,8 @@ export interface WrkOptions {
   readonly connections: number;
   /** Whole seconds: wrk reads `-d` as an integer. */
   readonly seconds: number;
+  /** Ends the run early, when aborted: wrk stops on SIGINT and reports what it measured so far. */
+  readonly stop?: AbortSignal;
 }
 
 /** A wrk duration such as `472.00us`, `0.87ms`, `1.02s` or `1.00m`, in milliseconds. */
@@ -67,7 +69,8 @@ export function runWrk(options: WrkOptions): Promise<LoadResult> {
   const headers = Object.entries(options.headers ?? {}).flatMap(([name, value]) => ['-H', `${name}: ${value}`]);
   const args = ['-t1', `-c${options.connections}`, `-d${Math.max(1, Math.round(options.seconds))}s`, '--latency', ...headers, options.url];
   return new Promise((resolve, reject) => {
-    execFile('wrk', args, { timeout: (options.seconds + 30) * 1000 }, (error, stdout, stderr) => {
+    const child = execFile('wrk', args, { timeout: (options.seconds + 30) * 1000 }, (error, stdout, stderr) => {
+      options.stop?.removeEventListener('abort', interrupt);
       if (error !== null) return reject(new Error(`wrk ${args.join(' ')} failed: ${error.message}\n${stdout}${stderr}`));
       try {
         resolve(parseWrk(stdout));
@@ -75,5 +78,8 @@ export function runWrk(options: WrkOptions): Promise<LoadResult> {
         reject(parseError instanceof Error ? parseError : new Error(String(parseError)));
       }
     });
+    const interrupt = () => child.kill('SIGINT');
+    if (options.stop?.aborted === true) interrupt();
+    else options.stop?.addEventListener('abort', interrupt, { once: true });
   });
 }
