@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { redisSkipReason, startCpuHog, type CpuHog } from '@animal-store/testkit';
 import { connect } from 'node:net';
-import { accessLinesOf, byWorker, type AccessLine } from '../support/access-lines.js';
+import { accessLinesOf, byWorker, decisionsByWorker, type AccessLine } from '../support/access-lines.js';
 import { startGatewayProcess, waitUntilReady } from '../support/index.js';
 import { startStack, type Stack } from './stack.js';
 
@@ -17,19 +17,23 @@ const BURSTS = 20;
 const REQUESTS = 3000;
 
 /**
- * A burst is exact when exactly 60 requests were admitted and every other one refused: the client
- * got exactly 60 answers 200, and the gateway's access log holds exactly 60 admissions and 2,940
- * `429`s, from both workers. A refused request may reach the client as a `408` (Node's header
- * timeout, HEADERS_TIMEOUT_MS, 10 s) instead of its `429`: on a host loaded far past the hog (a
- * load of 25 on two cores, other test runs beside it), 2 bursts of 40 had 91 and 690 answers 408
- * while the access log held all 3,000 decisions, exactly 60 of them admissions. That is the host,
- * not the limits; any other answer, or no answer, fails the burst.
+ * A burst is exact when the gateway admitted exactly 60 requests and refused the other 2,940 with
+ * a 429, as its access log tells (a request admitted is one forwarded: its line's status is the
+ * upstream's), both workers among them, and every request got an answer. Judged on the log, not
+ * on the client's statuses: on a host loaded far past the hog (a load of 20 to 28 on two cores,
+ * other test runs beside it), admitted requests got a 504 when the starved core answered late,
+ * and refused ones reached the client as a 408 (Node's 10 s header timeout) instead of their 429.
+ * The decisions are printed too: there, Redis answered past its deadline at times, and the `local`
+ * policy decided (refusing, within the gateway's one share); once it admitted 30 more than 60.
  */
-function exact(counts: Record<number, number>, workers: Map<number, Record<number, number>>): boolean {
-  const decided = { 200: 0, 429: 0 };
-  for (const byStatus of workers.values()) for (const status of [200, 429] as const) decided[status] += byStatus[status] ?? 0;
-  const clientRefused = (counts[429] ?? 0) + (counts[408] ?? 0);
-  return counts[200] === 60 && clientRefused === REQUESTS - 60 && decided[200] === 60 && decided[429] === REQUESTS - 60 && workers.size === 2;
+function exact(counts: Record<number, number>, statuses: Map<number, Record<number, number>>): boolean {
+  let admitted = 0;
+  let refused = 0;
+  for (const byStatus of statuses.values())
+    for (const [status, n] of Object.entries(byStatus))
+      if (status === '429') refused += n;
+      else admitted += n;
+  return admitted === 60 && refused === REQUESTS - 60 && statuses.size === 2 && (counts[0] ?? 0) === 0;
 }
 
 interface Gateway {
@@ -98,10 +102,13 @@ describe('hostile: exact bursts across the workers of one gateway (WORKERS=2)', 
           const started = performance.now();
           const counts = await burst(gateway.url, token);
           // A request the log never shows was never decided: the burst is wrong, the run goes on.
-          const workers = byWorker(await gateway.accessLines(sub, REQUESTS).catch(() => []));
-          const line = `${where}: ${JSON.stringify(counts)} in ${((performance.now() - started) / 1000).toFixed(1)} s, by worker ${JSON.stringify([...workers.values()])}`;
+          const lines = await gateway.accessLines(sub, REQUESTS).catch(() => []);
+          const statuses = byWorker(lines);
+          const line =
+            `${where}: ${JSON.stringify(counts)} in ${((performance.now() - started) / 1000).toFixed(1)} s, ` +
+            `by worker ${JSON.stringify([...statuses.values()])}, decided ${JSON.stringify([...decisionsByWorker(lines).values()])}`;
           console.log(`# ${phase} round ${i + 1}, ${line}`);
-          if (!exact(counts, workers)) wrong.push(`round ${i + 1}, ${line}`);
+          if (!exact(counts, statuses)) wrong.push(`round ${i + 1}, ${line}`);
         }),
       );
     }
