@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { redisSkipReason, startCpuHog, type CpuHog } from '@animal-store/testkit';
-import { Agent, request } from 'undici';
-import { accessLinesOf, byWorker, type AccessLine } from '../support/access-lines.js';
+import { connect } from 'node:net';
+import { accessLinesOf, byWorker, decisionsByWorker, type AccessLine } from '../support/access-lines.js';
 import { startGatewayProcess, waitUntilReady } from '../support/index.js';
 import { startStack, type Stack } from './stack.js';
 
@@ -10,12 +10,31 @@ import { startStack, type Stack } from './stack.js';
 // core, its limits in process (kept by its primary), and another on Redis; 20 rounds of a burst
 // of 3,000 parallel requests on a fresh free key (60 a minute) to each, both at once, on a quiet
 // host, then 20 more with every core kept busy by a CPU hog. (The gateways start before the hog,
-// to keep the file within a few minutes: a cold start under the hog is burst.hostile.ts's.) Each burst must admit exactly 60, every
-// other answer a 429, and both workers must have answered some of its requests.
+// to keep the file within a few minutes: a cold start under the hog is burst.hostile.ts's.)
 // (packages/gateway/test/ratelimit-workers.test.ts holds 5 bursts of each in `npm test`.)
 
 const BURSTS = 20;
 const REQUESTS = 3000;
+
+/**
+ * A burst is exact when the gateway admitted exactly 60 requests and refused the other 2,940 with
+ * a 429, as its access log tells (a request admitted is one forwarded: its line's status is the
+ * upstream's), both workers among them, and every request got an answer. Judged on the log, not
+ * on the client's statuses: on a host loaded far past the hog (a load of 20 to 28 on two cores,
+ * other test runs beside it), admitted requests got a 504 when the starved core answered late,
+ * and refused ones reached the client as a 408 (Node's 10 s header timeout) instead of their 429.
+ * The decisions are printed too: there, Redis answered past its deadline at times, and the `local`
+ * policy decided (refusing, within the gateway's one share); once it admitted 30 more than 60.
+ */
+function exact(counts: Record<number, number>, statuses: Map<number, Record<number, number>>): boolean {
+  let admitted = 0;
+  let refused = 0;
+  for (const byStatus of statuses.values())
+    for (const [status, n] of Object.entries(byStatus))
+      if (status === '429') refused += n;
+      else admitted += n;
+  return admitted === 60 && refused === REQUESTS - 60 && statuses.size === 2 && (counts[0] ?? 0) === 0;
+}
 
 interface Gateway {
   readonly url: string;
@@ -30,23 +49,30 @@ async function startWorkers(env: Record<string, string>): Promise<Gateway> {
   return { url: gateway.url, accessLines: accessLinesOf(gateway), stop: () => gateway.stop('SIGTERM', 10_000) };
 }
 
-async function burst(url: string, token: string): Promise<Record<number, number>> {
-  const dispatcher = new Agent({ keepAliveTimeout: 1000 });
-  try {
-    const statuses = await Promise.all(
-      Array.from({ length: REQUESTS }, () =>
-        request(`${url}/v1/pets?limit=1`, { headers: { authorization: `Bearer ${token}` }, dispatcher }).then(
-          async (res) => (await res.body.arrayBuffer(), res.statusCode),
-          () => 0,
-        ),
-      ),
-    );
+/**
+ * `REQUESTS` requests at once, each on a connection of its own (`Connection: close`), written and
+ * read with `node:net`: an HTTP client library costs several times the CPU per request, and under
+ * the hog the test's own process competes with the gateways for the same cores. An answer's status
+ * is its first line's; 0 when the connection failed or closed without one.
+ */
+function burst(url: string, token: string): Promise<Record<number, number>> {
+  const { hostname, port } = new URL(url);
+  const head = Buffer.from(`GET /v1/pets?limit=1 HTTP/1.1\r\nhost: ${hostname}:${port}\r\nauthorization: Bearer ${token}\r\nconnection: close\r\n\r\n`);
+  const one = () =>
+    new Promise<number>((resolve) => {
+      let text = '';
+      const socket = connect(Number(port), hostname, () => socket.write(head));
+      socket.on('data', (chunk: Buffer) => {
+        if (text.length < 16) text += chunk.toString('latin1', 0, 16);
+      });
+      socket.on('close', () => resolve(Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1] ?? 0)));
+      socket.on('error', () => {});
+    });
+  return Promise.all(Array.from({ length: REQUESTS }, one)).then((statuses) => {
     const counts: Record<number, number> = {};
     for (const status of statuses) counts[status] = (counts[status] ?? 0) + 1;
     return counts;
-  } finally {
-    await dispatcher.close();
-  }
+  });
 }
 
 describe('hostile: exact bursts across the workers of one gateway (WORKERS=2)', { skip: redisSkipReason() }, () => {
@@ -75,10 +101,14 @@ describe('hostile: exact bursts across the workers of one gateway (WORKERS=2)', 
           const { token } = await stack.keyring.issue({ plan: 'free', sub });
           const started = performance.now();
           const counts = await burst(gateway.url, token);
-          const workers = byWorker(await gateway.accessLines(sub, REQUESTS));
-          const line = `${where}: ${JSON.stringify(counts)} in ${((performance.now() - started) / 1000).toFixed(1)} s, by worker ${JSON.stringify([...workers.values()])}`;
+          // A request the log never shows was never decided: the burst is wrong, the run goes on.
+          const lines = await gateway.accessLines(sub, REQUESTS).catch(() => []);
+          const statuses = byWorker(lines);
+          const line =
+            `${where}: ${JSON.stringify(counts)} in ${((performance.now() - started) / 1000).toFixed(1)} s, ` +
+            `by worker ${JSON.stringify([...statuses.values()])}, decided ${JSON.stringify([...decisionsByWorker(lines).values()])}`;
           console.log(`# ${phase} round ${i + 1}, ${line}`);
-          if (counts[200] !== 60 || counts[429] !== REQUESTS - 60 || workers.size !== 2) wrong.push(`round ${i + 1}, ${line}`);
+          if (!exact(counts, statuses)) wrong.push(`round ${i + 1}, ${line}`);
         }),
       );
     }

@@ -38,11 +38,21 @@ export function accessLinesOf(service: Pick<ServiceProcess, 'output'>) {
 
 /** The answers of `lines` by status and by the worker (pid) that wrote them. */
 export function byWorker(lines: readonly AccessLine[]): Map<number, Record<number, number>> {
-  const workers = new Map<number, Record<number, number>>();
+  return countedBy(lines, (line) => line.status);
+}
+
+/** The limit decisions of `lines` (`allowed`, `limited`, `local`…) by the worker (pid) that made them. */
+export function decisionsByWorker(lines: readonly AccessLine[]): Map<number, Record<string, number>> {
+  return countedBy(lines, (line) => line.decision ?? 'none');
+}
+
+function countedBy<K extends string | number>(lines: readonly AccessLine[], keyOf: (line: AccessLine) => K): Map<number, Record<K, number>> {
+  const workers = new Map<number, Record<K, number>>();
   for (const line of lines) {
     let counts = workers.get(line.pid);
-    if (counts === undefined) workers.set(line.pid, (counts = {}));
-    counts[line.status] = (counts[line.status] ?? 0) + 1;
+    if (counts === undefined) workers.set(line.pid, (counts = {} as Record<K, number>));
+    const key = keyOf(line);
+    counts[key] = (counts[key] ?? 0) + 1;
   }
   return workers;
 }
