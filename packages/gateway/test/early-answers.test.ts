@@ -10,6 +10,7 @@ import {
   type RecordingUpstream,
   type RunningGateway,
   startGateway,
+  servingPid,
   startRecordingUpstream,
   writeDocument,
 } from './support/index.js';
@@ -102,7 +103,9 @@ describe('sockets of refused requests cost the gateway a bounded time', () => {
       env: { PORT: '0', AUTH: 'off', RATE_LIMITS: 'off', HEADERS_TIMEOUT_MS: '500', UPSTREAM_URL: upstream.url, OPENAPI_FILE: writeDocument(PROXY_TEST_PATHS) },
     });
     const port = Number(new URL(gateway.url).port);
-    const descriptors = () => readdirSync(`/proc/${gateway.child.pid}/fd`).length;
+    // The worker's: it holds the connections (the primary hands each over at once).
+    const worker = servingPid(gateway.pid);
+    const descriptors = () => readdirSync(`/proc/${worker}/fd`).length;
     const sockets: Socket[] = [];
     try {
       const baseline = descriptors();

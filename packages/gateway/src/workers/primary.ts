@@ -8,7 +8,8 @@ import { hostLimits } from '../ratelimit/primary/index.js';
 import { autoWorkers } from './available-cores.js';
 import { createClusterMetrics } from './cluster-metrics.js';
 import { readSettings } from './settings-source.js';
-import { createSupervisor, type Generation, type Supervisor } from './supervisor.js';
+import type { Generation } from './members.js';
+import { createSupervisor, type Supervisor } from './supervisor.js';
 
 export interface PrimaryOptions {
   /** Called for every worker forked: where a part of the primary that serves the workers attaches. */

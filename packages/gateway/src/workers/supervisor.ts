@@ -1,18 +1,9 @@
 import cluster, { type Worker } from 'node:cluster';
 import type { Logger } from 'pino';
-import type { GatewayConfig } from '../config/index.js';
 import { workerChannel } from './channels.js';
-import { answerQuestions, ask, isMessage, type Listening } from './ipc.js';
-
-/** The settings a worker is forked with: a snapshot, replaced as a whole by a reload. */
-export interface Generation {
-  /** The configuration they make, as the primary read it. */
-  readonly config: GatewayConfig;
-  /** Variables over the primary's environment (the settings file's), given to each worker. */
-  readonly overrides: Readonly<Record<string, string>>;
-  /** `WORKERS`, with `auto` worked out. */
-  readonly workers: number;
-}
+import { answerQuestions, ask, isMessage } from './ipc.js';
+import { exitFields, howItExited, type Generation, type Member, type Pool, type Started } from './members.js';
+import { rollTo as roll } from './rolling-reload.js';
 
 export interface SupervisorOptions {
   readonly logger: Logger;
@@ -27,29 +18,10 @@ export interface SupervisorOptions {
 /** More deaths than this within `DEATH_WINDOW_MS` is a crash loop: the gateway stops (exit 1). */
 export const MAX_DEATHS = 5;
 export const DEATH_WINDOW_MS = 60_000;
-/** How long a new worker may take to listen during a reload, and then to be ready. */
-const START_TIMEOUT_MS = 30_000;
-const READY_TIMEOUT_MS = 30_000;
 /** How long a worker may take to answer a question (its readiness asks the upstream, bounded to 1 s). */
 const ANSWER_TIMEOUT_MS = 2_000;
 /** Past its own deadline, how long a stopping worker is given before SIGKILL. */
 const KILL_GRACE_MS = 5_000;
-
-type State = 'starting' | 'listening' | 'retiring';
-type Started = { readonly ok: true } | { readonly ok: false; readonly code: number | null; readonly signal: string | null };
-
-interface Member {
-  readonly worker: Worker;
-  readonly pid: number;
-  readonly settings: Generation;
-  state: State;
-  listening: Listening | undefined;
-  /** Resolves when the worker listens, or exits before it does. */
-  readonly started: Promise<Started>;
-}
-
-/** What the worker's exit said, for the log. */
-const exitFields = (member: Member, code: number | null, signal: string | null) => ({ worker: member.worker.id, pid: member.pid, code, signal });
 
 /**
  * The primary's workers: forks them, announces the gateway once all listen, replaces a worker that
@@ -112,7 +84,7 @@ export function createSupervisor(options: SupervisorOptions) {
     // One that had not listened yet is reported by whoever waits for it to start.
     if (member.state !== 'listening') return;
     options.onDeath?.();
-    logger.error(exitFields(member, code, signal), `worker ${member.worker.id} died (${signal === null ? `exit code ${code}` : signal}); starting another`);
+    logger.error(exitFields(member, code, signal), `worker ${member.worker.id} died (${howItExited(code, signal)}); starting another`);
     void replaceDead();
   }
 
@@ -176,64 +148,12 @@ export function createSupervisor(options: SupervisorOptions) {
     return [...members.values()].filter((member) => member.state === 'listening');
   }
 
-  /** Resolves with the outcome of a start, or a timeout (the worker is then killed). */
-  async function startedWithin(member: Member, timeoutMs: number): Promise<Started | 'timeout'> {
-    let timer: NodeJS.Timeout | undefined;
-    const result = await Promise.race([member.started, new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), timeoutMs)))]);
-    clearTimeout(timer);
-    if (result === 'timeout') member.worker.process.kill('SIGKILL');
-    return result;
-  }
+  const pool: Pool = { fork, retire, listening: listeningMembers, running: () => phase === 'running' };
 
-  /**
-   * Whether `fresh` may take over from `old` (or join it): it is ready, or `old` is not ready
-   * either (a dependency they share is down: the hand-over loses nothing). Asked every 100 ms up
-   * to a bound.
-   */
-  async function readyToTakeOver(fresh: Member, old: Member | undefined): Promise<true | string> {
-    const deadline = Date.now() + READY_TIMEOUT_MS;
-    let answer: unknown;
-    for (;;) {
-      answer = await ask(workerChannel(fresh.worker), 'readiness', ANSWER_TIMEOUT_MS);
-      if (answer === true) return true;
-      if (old !== undefined && (await ask(workerChannel(old.worker), 'readiness', ANSWER_TIMEOUT_MS)) !== true) return true;
-      if (phase !== 'running' || Date.now() > deadline || fresh.state !== 'listening') break;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    return Array.isArray(answer) ? `not ready: ${answer.join(', ')}` : 'no answer to its readiness';
-  }
-
-  /**
-   * Replaces every listening worker that does not run `target`, one at a time: a new worker
-   * with `target` listens and is ready, then the old one hands over. Then the count is made
-   * `target.workers`. Resolves with what went wrong, or `undefined`.
-   */
-  async function rollTo(target: Generation): Promise<string | undefined> {
+  /** Rolls the workers over to `target`: the settings in force from now on, also for replacements. */
+  function rollTo(target: Generation): Promise<string | undefined> {
     current = target;
-    for (;;) {
-      if (phase !== 'running') return 'the gateway is stopping';
-      const listening = listeningMembers();
-      const old = listening.find((member) => member.settings !== target);
-      const fresh = listening.filter((member) => member.settings === target);
-      if (old === undefined && fresh.length >= target.workers) {
-        for (const extra of fresh.slice(target.workers)) retire(extra);
-        return undefined;
-      }
-      const next = fork(target);
-      const started = await startedWithin(next, START_TIMEOUT_MS);
-      if (started === 'timeout') return `worker ${next.worker.id} (pid ${next.pid}) did not listen within ${START_TIMEOUT_MS / 1000} s`;
-      if (!started.ok) {
-        const how = started.signal === null ? `exit code ${started.code}` : started.signal;
-        return `worker ${next.worker.id} (pid ${next.pid}) exited before it listened (${how}); its reason is in the lines above`;
-      }
-      // An added worker replaces none: it is held to the readiness of those that serve.
-      const ready = await readyToTakeOver(next, old ?? fresh[0]);
-      if (ready !== true) {
-        retire(next);
-        return `worker ${next.worker.id} (pid ${next.pid}) is ${ready}`;
-      }
-      if (old !== undefined) retire(old);
-    }
+    return roll(pool, target);
   }
 
   return {
@@ -243,6 +163,14 @@ export function createSupervisor(options: SupervisorOptions) {
      */
     async start(settings: Generation): Promise<void> {
       current = settings;
+      // How new connections reach the workers, fixed for the process's life at the first fork.
+      // Several workers: the primary accepts each and hands it to the next worker in turn (round
+      // robin: an even spread, where the kernel would give most of a burst to one worker). One
+      // worker: it accepts on the primary's socket itself, as a single process does. Handing
+      // over costs an IPC round trip per connection, one at a time per worker: under a CPU hog
+      // a burst of 3,000 new connections took 60 s instead of 11, and its requests no longer
+      // shared Redis round trips (ratelimit-burst.test.ts).
+      cluster.schedulingPolicy = settings.workers === 1 ? cluster.SCHED_NONE : cluster.SCHED_RR;
       const forked = Array.from({ length: settings.workers }, () => fork(settings));
       await new Promise<void>((resolve, reject) => {
         failureListeners.push((code) => reject(code));
@@ -294,7 +222,7 @@ export function createSupervisor(options: SupervisorOptions) {
       if (problem === undefined) {
         const serving = listeningMembers();
         logger.info({ workers: serving.length, pids: serving.map((member) => member.pid) }, 'gateway reloaded');
-      } else {
+      } else if (phase === 'running') {
         logger.error({ problem }, `reload failed: ${problem}; the workers keep the settings they had`);
         const back = await rollTo(previous);
         if (back !== undefined) logger.error({ problem: back }, `returning to the previous settings failed too: ${back}`);

@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { freePort, startService } from '@animal-store/testkit';
+import { servingPid } from '../support/index.js';
 
 const MAINS = {
   gateway: fileURLToPath(new URL('../../src/main.ts', import.meta.url)),
@@ -11,6 +12,7 @@ const MAINS = {
 export interface ServiceUnderTest {
   readonly url: string;
   readonly port: number;
+  /** The process that serves: the gateway's one worker (its primary only hands connections over), or the core. */
   readonly pid: number;
   /** Open file descriptors of the process, from /proc. */
   descriptors(): number;
@@ -43,7 +45,8 @@ export async function startProcess(kind: keyof typeof MAINS, env: Record<string,
   }).catch((error: Error) => {
     throw new Error(`${kind}: ${error.message}`);
   });
-  const { pid } = service;
+  // The gateway's worker (one: WORKERS=1 is the tests' default), where the connections are.
+  const pid = servingPid(service.pid);
   return {
     url,
     port,

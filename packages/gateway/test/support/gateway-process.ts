@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { fileURLToPath } from 'node:url';
@@ -95,4 +96,28 @@ export function processRuns(pid: number): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * The pid of the process that serves: the one worker of a gateway started with `WORKERS=1` (the
+ * tests' default), whose descriptors, sockets, memory and CPU are what the request path costs;
+ * the pid itself for a process without workers (the core). A worker is a child running the same
+ * entry (node:cluster forks `process.argv[1]`), which tells it from the TypeScript loader's
+ * esbuild child.
+ */
+export function servingPid(pid: number): number {
+  const read = (path: string) => {
+    try {
+      return readFileSync(path, 'utf8');
+    } catch {
+      return '';
+    }
+  };
+  const entry = read(`/proc/${pid}/cmdline`)
+    .split('\0')
+    .find((arg) => arg.endsWith('main.ts'));
+  const children = read(`/proc/${pid}/task/${pid}/children`).split(' ').filter(Boolean).map(Number);
+  const workers = children.filter((child) => entry !== undefined && read(`/proc/${child}/cmdline`).split('\0').includes(entry));
+  if (workers.length > 1) throw new Error(`pid ${pid} runs ${workers.length} workers: which one serves is the round robin's choice`);
+  return workers[0] ?? pid;
 }

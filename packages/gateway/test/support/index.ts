@@ -4,7 +4,15 @@
 export { burst } from './burst.js';
 export { capturedLog } from './captured-log.js';
 export { connectedRedisClient, privateRedisClient } from './connected-redis-client.js';
-export { processRuns, requestOnFreshConnection, startGatewayProcess, type FreshAnswer, type GatewayProcess, type LogRecord } from './gateway-process.js';
+export {
+  processRuns,
+  requestOnFreshConnection,
+  servingPid,
+  startGatewayProcess,
+  type FreshAnswer,
+  type GatewayProcess,
+  type LogRecord,
+} from './gateway-process.js';
 export { keysCli, revokeThenKill } from './keys-cli.js';
 export { startLimitedStack, type LimitedStack } from './limited-stack.js';
 export { writePlansFile, type TestLimits, type TestPlans } from './plans-file.js';
