@@ -162,9 +162,6 @@ try {
     REVOCATIONS_FILE: files.revoked,
     KEY_ISSUER: 'animal-store',
     KEY_AUDIENCE: 'animal-store-production',
-    // TODO(issue 30 point 2): WORKERS=auto once limits in process are exact across workers; until
-    // then one worker, so that the stack's limits (in process: no Redis) are the plan's exactly.
-    WORKERS: process.env.WORKERS ?? '1',
   });
   children.push(gateway.child);
   for (const child of children) {
