@@ -33,10 +33,12 @@ test("a tree's CPU: its processes' own ticks and their reaped children's, strang
 });
 
 // A parent that starts a child, which spins until it has used 400 ms of CPU once told, then ends.
-const CHILD = `process.stdin.once('data', () => { const from = process.cpuUsage(); for (;;) { const used = process.cpuUsage(from); if (used.user + used.system >= 400_000) break; } process.exit(0); });`;
+// The parent says 'started' once the child runs its script, not at its spawn: until Node has
+// started, the child's process is named 'node', not yet 'MainThread' as its parent is.
+const CHILD = `process.stdout.write('up\\n'); process.stdin.once('data', () => { const from = process.cpuUsage(); for (;;) { const used = process.cpuUsage(from); if (used.user + used.system >= 400_000) break; } process.exit(0); });`;
 const PARENT = `const { spawn } = require('node:child_process');
-const child = spawn(process.execPath, ['-e', ${JSON.stringify(CHILD)}], { stdio: ['pipe', 'ignore', 'inherit'] });
-child.once('spawn', () => console.log('started'));
+const child = spawn(process.execPath, ['-e', ${JSON.stringify(CHILD)}], { stdio: ['pipe', 'pipe', 'inherit'] });
+child.stdout.once('data', () => console.log('started'));
 child.once('exit', () => console.log('reaped'));
 process.stdin.once('data', () => child.stdin.write('go\\n'));
 setInterval(() => {}, 1000);`;
