@@ -14,8 +14,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createMemoryLimiter, minuteAndDay, type LimitRequest, type RateDecision } from '../packages/gateway/src/ratelimit/index.js';
 import { hostLimits } from '../packages/gateway/src/ratelimit/primary/index.js';
-import { forkLimitsWorkers, stopLimitsWorkers } from '../packages/gateway/test/support/limits-workers.js';
-import type { GatewayConfig } from '../packages/gateway/src/config/index.js';
+import { forkLimitsWorkers, LIMITS, stopLimitsWorkers } from '../packages/gateway/test/support/limits-workers.js';
 import { makeKeys } from './lib/bench-keys.js';
 import { startService, type Service } from './lib/services.js';
 import { runWrk, wrkSkipReason } from './lib/wrk.js';
@@ -30,16 +29,6 @@ const BATCHES = [1, 8, 64] as const;
 const SUBJECTS = 1000;
 const REPEATS = 3;
 
-const LIMITS: Extract<GatewayConfig['rateLimits'], { mode: 'on' }> = {
-  mode: 'on',
-  plansFile: '/nonexistent',
-  onRedisFailure: 'local',
-  localShare: 0.5,
-  denyCacheMs: 1000,
-  maxAddresses: 20_000,
-  quotaTimeZone: 'UTC',
-  shadowPlans: new Set(),
-};
 const request: LimitRequest = { subject: 'bench', keyId: 'bench-key', policy: minuteAndDay('business', 1_000_000_000, 1_000_000_000) };
 
 const log = (line: string) => process.stdout.write(`${line}\n`);

@@ -1,26 +1,14 @@
 import assert from 'node:assert/strict';
 import type { Worker } from 'node:cluster';
 import { after, describe, test } from 'node:test';
-import type { GatewayConfig } from '../src/config/index.js';
 import { createMemoryLimiter, minuteAndDay, type LimitRequest, type Policy } from '../src/ratelimit/index.js';
 import { CHECK_TYPE, hostLimits, type LimitsHost } from '../src/ratelimit/primary/index.js';
-import { forkLimitsWorkers, stopLimitsWorkers, type LimitsWorker } from './support/limits-workers.js';
+import { forkLimitsWorkers, LIMITS, stopLimitsWorkers, type LimitsWorker } from './support/limits-workers.js';
 import { outcomeOf, type Outcome } from './support/primary-limits-worker.js';
 
 // Issue 30, point 2: the workers of one gateway share its in-process limits through the primary.
 // These run real `node:cluster` workers over real IPC, each with the worker-side limiter itself
 // (no HTTP): what the primary decides for checks arriving at once from several workers.
-
-const LIMITS: Extract<GatewayConfig['rateLimits'], { mode: 'on' }> = {
-  mode: 'on',
-  plansFile: '/nonexistent',
-  onRedisFailure: 'local',
-  localShare: 0.5,
-  denyCacheMs: 1000,
-  maxAddresses: 20_000,
-  quotaTimeZone: 'UTC',
-  shadowPlans: new Set(),
-};
 
 const FREE = minuteAndDay('free', 60, 1000);
 const BANNING = minuteAndDay('banning', 5, 1000, { strikes: 3, strikeWindowMs: 60_000, banMs: 60_000 });

@@ -1,9 +1,22 @@
 import cluster, { type Worker } from 'node:cluster';
 import { fileURLToPath } from 'node:url';
+import type { GatewayConfig } from '../../src/config/index.js';
 import type { LimitsHost } from '../../src/ratelimit/primary/index.js';
 import type { WorkerTask } from './primary-limits-worker.js';
 
 const ENTRY = fileURLToPath(new URL('./primary-limits-worker.ts', import.meta.url));
+
+/** Rate-limit settings for a primary's limits host: what `hostLimits` reads of them (no plans file is opened). */
+export const LIMITS: Extract<GatewayConfig['rateLimits'], { mode: 'on' }> = {
+  mode: 'on',
+  plansFile: '/nonexistent',
+  onRedisFailure: 'local',
+  localShare: 0.5,
+  denyCacheMs: 1000,
+  maxAddresses: 20_000,
+  quotaTimeZone: 'UTC',
+  shadowPlans: new Set(),
+};
 
 /** A forked worker of `primary-limits-worker.ts`, driven over its IPC channel. */
 export interface LimitsWorker {
