@@ -35,6 +35,14 @@ export class LateDecisionError extends Error {
 /** Requests at most per script call: keeps one run of the script well under a millisecond. */
 export const MAX_BATCH = 128;
 
+/**
+ * While a script call is out, the next waits for its answer, at most this long: the batch grows
+ * with the load (a loaded gateway's calls carry what arrived during one round trip). A few ms: a
+ * healthy Redis answers well within it even on a busy host, and a stalled one holds no request
+ * much longer than it would anyway.
+ */
+export const HOLD_WHILE_OUT_MS = 2;
+
 /** One request's result: a shard's call can fail while the others of the batch succeed. */
 type Outcome = { readonly decision: RateDecision } | { readonly error: unknown };
 
@@ -112,7 +120,12 @@ export function createRedisLimiter(redis: RedisClient, options: RedisLimiterOpti
     return outcomes;
   }
 
-  const ask = createBatch<LimitRequest, Outcome>({ send, windowMs: options.batchWindowMs ?? 0, maxItems: options.maxBatch ?? MAX_BATCH });
+  const ask = createBatch<LimitRequest, Outcome>({
+    send,
+    windowMs: options.batchWindowMs ?? 0,
+    maxItems: options.maxBatch ?? MAX_BATCH,
+    holdWhileOutMs: HOLD_WHILE_OUT_MS,
+  });
   return {
     async check(request: LimitRequest): Promise<RateDecision> {
       const outcome = await ask(request);
