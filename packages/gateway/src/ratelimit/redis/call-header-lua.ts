@@ -65,7 +65,7 @@ if denyList then
   local r = first
   for i = 1, requests do
     if ARGV[r + 2] == '1' then asked[#asked + 1] = ARGV[r + 1] at[#asked] = i end
-    r = r + 9 + 2 * tonumber(ARGV[r + 8])
+    r = r + 12 + 2 * tonumber(ARGV[r + 8])
   end
   if #asked > 0 then
     local found = call('SMISMEMBER', KEYS[1], unpack(asked))

@@ -3,6 +3,27 @@ import { decision, revokedDecision, type RateDecision, type WindowReading } from
 import type { LimitRequest } from '../limiter.js';
 import { isMonth, type Layer, type Policy } from '../policy.js';
 
+/**
+ * What a request does with leases in its call (`leases.ts`): the units it asks for, and the units of
+ * an earlier lease it gives back with when they were charged (Redis's clock). `only`: it gives back
+ * and is not decided (a lease that ended unused, its account idle).
+ */
+export interface LeaseTerms {
+  readonly want: number;
+  readonly back: number;
+  readonly backAt: number;
+  readonly only?: boolean;
+}
+
+/** A request as the Redis engine sends it: with what it does with leases, if anything. */
+export type ScriptRequest = LimitRequest & { readonly lease?: LeaseTerms | undefined };
+
+/** A lease a call granted: its units, and when it ends (ms, Redis's clock). */
+export interface Grant {
+  readonly units: number;
+  readonly endsAt: number;
+}
+
 /** What a script call sends: its keys and its ARGV, as `redis-script.ts` describes them. */
 export interface ScriptCall {
   readonly keys: string[];
@@ -18,7 +39,7 @@ const LETTERS = { minute: 'm', day: 'd', month: 'M' } as const;
  * has a month, picked around `at`, this process's view of Redis's clock.
  */
 export function scriptCall(
-  requests: readonly LimitRequest[],
+  requests: readonly ScriptRequest[],
   options: {
     readonly keyOf: (subject: string) => string;
     readonly denyList: string | undefined;
@@ -58,18 +79,21 @@ export function scriptCall(
   };
   for (const request of requests) {
     const layers = request.layers ?? [];
+    const lease = request.lease;
     requestArgs.push(
       keyOf(request.subject),
       request.keyId ?? '',
       options.denyList !== undefined && request.checkRevoked === true ? '1' : '0',
       policyOf(request.policy),
       request.pendingStrikes ?? 0,
-      request.peek === true ? '1' : '0',
+      lease?.only === true ? '2' : request.peek === true ? '1' : '0',
       request.cost ?? 1,
       request.shadow === true ? '1' : '0',
       layers.length,
     );
     for (const layer of layers) requestArgs.push(keyOf(layer.subject), policyOf(layer.policy));
+    if (lease === undefined) requestArgs.push(0, 0, 0);
+    else requestArgs.push(lease.want, lease.back, lease.backAt);
   }
   const starts = months ? calendar.boundaries(at) : [];
   const args = [options.clock, requests.length, options.denyList === undefined ? '0' : '1', policyIndex.size, options.deadline, starts.length, ...starts];
@@ -99,10 +123,18 @@ const OUTCOMES = { 0: 'limited', 1: 'allowed', 2: 'banned', 4: 'allowed' } as co
 const OWN: unique symbol = Symbol('own');
 const ONLY_OWN = [OWN] as const;
 
-/** Each request's decision from the script's reply (after `now`, its first value). */
-export function decisionsOf(requests: readonly LimitRequest[], reply: readonly number[], calendar: Calendar): RateDecision[] {
+/**
+ * Each request's decision from the script's reply (after `now`, its first value), and the lease
+ * granted to each request that asked for one.
+ */
+export function decisionsOf(
+  requests: readonly ScriptRequest[],
+  reply: readonly number[],
+  calendar: Calendar,
+): { decisions: RateDecision[]; grants: (Grant | undefined)[] } {
   const now = reply[0] as number;
   const decisions: RateDecision[] = [];
+  const grants: (Grant | undefined)[] = [];
   let at = 1;
   for (const request of requests) {
     const layers: readonly (typeof OWN | Layer)[] = request.layers === undefined || request.layers.length === 0 ? ONLY_OWN : [OWN, ...request.layers];
@@ -146,6 +178,13 @@ export function decisionsOf(requests: readonly LimitRequest[], reply: readonly n
       );
     }
     at += 3 + count * 2;
+    if ((request.lease?.want ?? 0) > 0) {
+      const units = reply[at] as number;
+      grants.push(units > 0 ? { units, endsAt: reply[at + 1] as number } : undefined);
+      at += 2;
+    } else {
+      grants.push(undefined);
+    }
   }
-  return decisions;
+  return { decisions, grants };
 }

@@ -2,7 +2,8 @@ import { createBatch, redisKeyNames, type RedisClient } from '../../redis/index.
 import { createCalendar, type Calendar } from '../calendar.js';
 import { revokedDecision, type RateDecision } from '../decision.js';
 import type { Limiter, LimitRequest } from '../limiter.js';
-import { decisionsOf, scriptCall } from './redis-call.js';
+import { createLeaseTable } from './leases.js';
+import { decisionsOf, scriptCall, type ScriptRequest } from './redis-call.js';
 import { createClockOffset } from './redis-clock.js';
 import { RATE_LIMIT_SCRIPT } from './redis-script.js';
 
@@ -22,6 +23,13 @@ export interface RedisLimiterOptions {
   readonly budgetMs?: number;
   /** The months of monthly quotas (`QUOTA_TIME_ZONE`); UTC by default. */
   readonly calendar?: Calendar;
+  /**
+   * Bounded leases (`leases.ts`, `lease-lua.ts`): a busy account's requests are admitted from units
+   * charged ahead to this process, without a round trip. `maxUnits`: the most one lease holds (0:
+   * none). `revoked`: the deny-list's local copy, which a request decided from a lease is checked
+   * against (see `LeaseOptions.revoked`). Absent: every request is decided in Redis.
+   */
+  readonly leases?: { readonly maxUnits: number; readonly revoked?: (keyId: string) => boolean };
 }
 
 /** A script call that Redis started after its deadline: nothing was decided or charged. */
@@ -42,6 +50,9 @@ export const MAX_BATCH = 128;
  * much longer than it would anyway.
  */
 export const HOLD_WHILE_OUT_MS = 2;
+
+/** How often leases that ended, or sit unused, are given back. */
+const GIVE_BACK_EVERY_MS = 250;
 
 /** One request's result: a shard's call can fail while the others of the batch succeed. */
 type Outcome = { readonly decision: RateDecision } | { readonly error: unknown };
@@ -65,8 +76,18 @@ export function createRedisLimiter(redis: RedisClient, options: RedisLimiterOpti
     return options.budgetMs === undefined || options.now !== undefined || known === undefined ? '' : Math.ceil(Date.now() + known + options.budgetMs);
   };
 
+  const leases =
+    options.leases === undefined || options.leases.maxUnits <= 0
+      ? undefined
+      : createLeaseTable({
+          maxUnits: options.leases.maxUnits,
+          now: options.now ?? (() => performance.now()),
+          ...(options.leases.revoked === undefined ? {} : { revoked: options.leases.revoked }),
+        });
+
   /** One script call for `requests`, all of one shard; `withDenyList`: the deny-list is there too. */
-  async function decide(requests: readonly LimitRequest[], withDenyList: boolean): Promise<RateDecision[]> {
+  async function decide(requests: readonly ScriptRequest[], withDenyList: boolean): Promise<RateDecision[]> {
+    const sentAt = options.now?.() ?? performance.now();
     const at = options.now?.() ?? Date.now() + (offset.get() ?? 0);
     const call = scriptCall(
       requests,
@@ -77,10 +98,20 @@ export function createRedisLimiter(redis: RedisClient, options: RedisLimiterOpti
     const reply = (await run(call.keys, call.args)) as number[];
     if (options.now === undefined) offset.observe((reply[0] as number) - Date.now());
     if (reply.length === 1) throw new LateDecisionError();
-    return decisionsOf(requests, reply, calendar);
+    const { decisions, grants } = decisionsOf(requests, reply, calendar);
+    return leases === undefined ? decisions : leases.settle(requests, decisions, grants, sentAt);
   }
 
-  async function send(requests: readonly LimitRequest[]): Promise<Outcome[]> {
+  async function send(asked: readonly ScriptRequest[]): Promise<Outcome[]> {
+    if (leases === undefined) return sendTo(asked);
+    const requests = leases.terms(asked);
+    return sendTo(requests).catch((error: unknown) => {
+      leases.abandon(requests);
+      throw error;
+    });
+  }
+
+  async function sendTo(requests: readonly ScriptRequest[]): Promise<Outcome[]> {
     const outcomes: Outcome[] = new Array(requests.length);
     const shards = new Map<number, number[]>();
     for (let i = 0; i < requests.length; i++) {
@@ -100,6 +131,7 @@ export function createRedisLimiter(redis: RedisClient, options: RedisLimiterOpti
           asking.map((i) => (requests[i] as LimitRequest).keyId as string),
         );
         const revoked = new Set(asking.filter((_, j) => found[j] === true));
+        leases?.abandon([...revoked].map((i) => requests[i] as ScriptRequest));
         for (const i of revoked) outcomes[i] = { decision: revokedDecision((requests[i] as LimitRequest).policy, Number(clock() || Date.now()), 'redis') };
         pending = pending.map((members) => members.filter((i) => !revoked.has(i))).filter((members) => members.length > 0);
       }
@@ -108,11 +140,12 @@ export function createRedisLimiter(redis: RedisClient, options: RedisLimiterOpti
       pending.map(async (members) => {
         try {
           const decisions = await decide(
-            members.map((i) => requests[i] as LimitRequest),
+            members.map((i) => requests[i] as ScriptRequest),
             alone,
           );
           members.forEach((i, j) => (outcomes[i] = { decision: decisions[j] as RateDecision }));
         } catch (error) {
+          leases?.abandon(members.map((i) => requests[i] as ScriptRequest));
           for (const i of members) outcomes[i] = { error };
         }
       }),
@@ -120,14 +153,23 @@ export function createRedisLimiter(redis: RedisClient, options: RedisLimiterOpti
     return outcomes;
   }
 
-  const ask = createBatch<LimitRequest, Outcome>({
+  const ask = createBatch<ScriptRequest, Outcome>({
     send,
     windowMs: options.batchWindowMs ?? 0,
     maxItems: options.maxBatch ?? MAX_BATCH,
     holdWhileOutMs: HOLD_WHILE_OUT_MS,
   });
+  if (leases !== undefined) {
+    // A give-back that fails leaves its units charged: under-admission within the bound, nothing more.
+    const giveBack = () => {
+      for (const back of leases.due()) ask(back).catch(() => {});
+    };
+    setInterval(giveBack, GIVE_BACK_EVERY_MS).unref();
+  }
   return {
     async check(request: LimitRequest): Promise<RateDecision> {
+      const leased = leases?.take(request);
+      if (leased !== undefined) return leased;
       const outcome = await ask(request);
       if ('error' in outcome) throw outcome.error;
       return outcome.decision;

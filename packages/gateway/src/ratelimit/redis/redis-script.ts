@@ -1,5 +1,6 @@
 import { ACCOUNT_STATE_LUA } from './account-state-lua.js';
 import { CALL_HEADER_LUA } from './call-header-lua.js';
+import { LEASE_LUA } from './lease-lua.js';
 import { WINDOW_LUA } from './window-lua.js';
 
 /**
@@ -21,19 +22,24 @@ import { WINDOW_LUA } from './window-lua.js';
  *       then per policy (4 + 4 × windows fields): strikes before a ban (0: no bans), strike window
  *         ms, ban ms, the number of windows, then per window: letter (m, d, M), limit, window ms,
  *         buckets (a month: 0 and 0)
- *       then per request (9 + 2 × layers fields): the index in KEYS of its account's key (0: no
+ *       then per request (12 + 2 × layers fields): the index in KEYS of its account's key (0: no
  *         limit, a revocation check alone), the key id (`jti`) whose revocation, bans and strikes
  *         apply ('' for none), '1' to refuse it when the deny-list holds it, its policy's number
  *         (from 1), strikes collected locally since the last call (refusals answered from the deny
- *         cache), '1' to peek (decide as for any request, then charge nothing, count no strike
- *         and keep nothing: GET /v1/usage), its cost (the units it spends of every window), '1'
- *         when its plan is in shadow (computed, never enforced), the number of further layers,
- *         then per layer the index in KEYS of its key and its policy's number
+ *         cache), its mode: '0' decide, '1' peek (decide as for any request, then charge nothing,
+ *         count no strike and keep nothing: GET /v1/usage), '2' give a lease back and decide
+ *         nothing; its cost (the units it spends of every window), '1' when its plan is in shadow
+ *         (computed, never enforced), the number of further layers, then per layer the index in
+ *         KEYS of its key and its policy's number; then the lease it asks for (units; 0: none,
+ *         and none is granted to a request with layers, in shadow or a peek), and the units of an
+ *         earlier lease it gives back with when they were charged (ms, Redis's clock; 0 and 0:
+ *         none), taken back before it is decided (see `lease-lua.ts`)
  * Returns {now, then per request: outcome (1 admitted, 0 refused, 2 banned, 3 revoked, 4 admitted
  *          where its plan in shadow would have refused; for a peek, what the request would get),
  *          retryAt (-1: never, 0: none), the refusing window (its place among the request's
  *          windows, from 1; 0: none), then per window of every layer: total after this request
- *          (before it, for a peek), resetAt}.
+ *          (before it, for a peek; a lease granted included), resetAt; then, when it asked for a
+ *          lease, the units granted (0: none) and when they end (ms, Redis's clock)}.
  * A revoked request is refused before anything is read or charged. The deny-list is asked once a
  * call (SMISMEMBER) for every request that checks revocation.
  */
@@ -46,6 +52,7 @@ local encode, decode = cmsgpack.pack, cmsgpack.unpack
 ${CALL_HEADER_LUA}
 ${ACCOUNT_STATE_LUA}
 ${WINDOW_LUA}
+${LEASE_LUA}
 local out = { now }
 
 -- Appends an answer without reading (revoked, or no limit to check) for n windows.
@@ -93,9 +100,13 @@ local function combined(a, b)
   return a
 end
 
--- One request; r: the offset of its fields in ARGV. Returns the offset of the next request's.
-local function decide(r, index)
+-- The lease granted to the request being decided: its units and when it ends.
+local leaseUnits, leaseEnds = 0, 0
+
+-- One request; r: the offset of its fields in ARGV, lf: of its lease fields.
+local function decide(r, index, lf)
   local keyId, cost, shadow, extra = ARGV[r + 1], tonumber(ARGV[r + 6]), ARGV[r + 7] == '1', tonumber(ARGV[r + 8])
+  local mode, want, back = ARGV[r + 5], tonumber(ARGV[lf]), tonumber(ARGV[lf + 1])
   local layers = { { tonumber(ARGV[r]), policies[tonumber(ARGV[r + 3])] } }
   for l = 1, extra do layers[l + 1] = { tonumber(ARGV[r + 7 + 2 * l]), policies[tonumber(ARGV[r + 8 + 2 * l])] } end
   local n = 0
@@ -119,6 +130,14 @@ local function decide(r, index)
       all[#all + 1] = { win = win, w = w, cur = bring(win, w), own = l == 1 }
     end
   end
+  if back > 0 then
+    for k = 1, #all do
+      local e = all[k]
+      if e.own then giveBack(e.win, e.w, e.cur, back, tonumber(ARGV[lf + 2])) end
+    end
+    keep(layers[1].key, account, layers[1][2])
+  end
+  if mode == '2' then return padded(1, n) end
 
   local policy, ban = layers[1][2], nil
   local banned = false
@@ -132,7 +151,7 @@ local function decide(r, index)
   local enforced = others
   if not shadow then enforced = combined(own, others) end
   if enforced ~= nil then
-    if ARGV[r + 5] == '1' or own == nil or shadow or keyId == '' or policy.strikes == 0 then
+    if mode == '1' or own == nil or shadow or keyId == '' or policy.strikes == 0 then
       return answer(all, 0, enforced[1], enforced[2])
     end
     if ban == nil then
@@ -157,7 +176,7 @@ local function decide(r, index)
     if own ~= nil then binding = own[2] end
   end
   -- A peek stops here: what the request would get, and nothing charged, counted or kept.
-  if ARGV[r + 5] == '1' then return answer(all, outcome, 0, binding) end
+  if mode == '1' then return answer(all, outcome, 0, binding) end
   for k = 1, #all do
     local e = all[k]
     if not e.own then
@@ -169,13 +188,20 @@ local function decide(r, index)
   for l = 1, #layers do
     if not (inShadow and l == 1) then keep(layers[l].key, layers[l].state, layers[l][2]) end
   end
+  if want > 0 and not shadow and #layers == 1 then leaseUnits, leaseEnds = grant(all, account, want) end
   return answer(all, outcome, 0, binding)
 end
 
 local r = first
 for i = 1, requests do
-  decide(r, i)
-  r = r + 9 + 2 * tonumber(ARGV[r + 8])
+  local lf = r + 9 + 2 * tonumber(ARGV[r + 8])
+  leaseUnits, leaseEnds = 0, 0
+  decide(r, i, lf)
+  if tonumber(ARGV[lf]) > 0 then
+    out[#out + 1] = leaseUnits
+    out[#out + 1] = leaseEnds
+  end
+  r = lf + 3
 end
 saveTouched()
 return out
