@@ -99,9 +99,12 @@ export function buildGateway(config: GatewayConfig, deps: BuildDeps): BuiltGatew
 
   let revocations: RedisRevocations | undefined;
   if (redis !== undefined && config.redis !== undefined && config.auth.mode === 'required') {
+    const names = redisKeyNames(config.redis.prefix);
     revocations = createRedisRevocations(redis, {
-      key: redisKeyNames(config.redis.prefix).revoked,
-      channel: redisKeyNames(config.redis.prefix).revokedChannel,
+      key: names.revoked,
+      channel: names.revokedChannel,
+      // On a Cluster a publisher cannot count who it told: no process vouches for a key there.
+      ...(config.redis.cluster ? {} : { acks: names.revokedAcks }),
       batchWindowMs: config.redis.batchWindowMs,
     });
   }

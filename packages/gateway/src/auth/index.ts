@@ -23,4 +23,5 @@ export {
   type RevocationFile,
   type RevocationList,
 } from './revocations.js';
+export { CONFIRM_WAIT_MS, revokeInRedis, type RevokedInRedis } from './revoke-in-redis.js';
 export { VerifiedKeyCache } from './verified-key-cache.js';

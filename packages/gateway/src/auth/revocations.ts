@@ -89,6 +89,12 @@ export interface RedisRevocationsOptions {
    * only what its last refresh read.
    */
   readonly channel?: string;
+  /**
+   * The channel on which this process says it has each revocation published on `channel`
+   * (`revokeInRedis` waits for it). Given, the copy can also vouch for a key between calls
+   * (`knownNotRevoked`); on a Redis Cluster, where a publisher cannot count who it told, it is left out.
+   */
+  readonly acks?: string;
   /** How often the local copy used during Redis outages is refreshed. */
   readonly snapshotEveryMs?: number;
   /** How long a batch of checks stays open (see `createBatch`): 0 ends it with the event-loop turn. */
@@ -106,6 +112,12 @@ export interface RedisRevocations extends RevocationList {
   fromCopy(keyId: string): boolean;
   /** Redis said `keyId` is revoked: the copy keeps it, so an outage cannot bring it back to life. */
   remember(keyId: string): void;
+  /**
+   * True when the copy is sure the key is not revoked: it was read whole after its subscription
+   * was last in place, has been listening since, and does not hold the key. A request answered
+   * without Redis (a lease) relies on it; anything else leaves the request to Redis's own list.
+   */
+  knownNotRevoked(keyId: string): boolean;
   /**
    * True once a whole copy was read (from then on an outage is answered from it, not with 503s)
    * and, with a channel, once it listens for revocations.
@@ -126,6 +138,10 @@ export function createRedisRevocations(redis: RedisClient, options: RedisRevocat
   let snapshot = new Set<string>();
   let loaded = false;
   let listening = options.channel === undefined;
+  /** Counts the subscription's comings and goings; `sure` is the one a whole read followed. */
+  let subscription = 0;
+  let sure = -1;
+  let subscribed = false;
   /** Per refresh under way, the ids learnt meanwhile: a page read before they were added lacks them. */
   const learning = new Set<Set<string>>();
   const refresh = () => {
@@ -138,8 +154,12 @@ export function createRedisRevocations(redis: RedisClient, options: RedisRevocat
         for (const keyId of learnt) snapshot.add(keyId);
         loaded = true;
         options.onCopied?.(snapshot.size);
+        return true;
       },
-      () => void learning.delete(learnt),
+      () => {
+        learning.delete(learnt);
+        return false;
+      },
     );
   };
   // The client connects in the background: the first copy is read as soon as it is connected, and
@@ -161,7 +181,30 @@ export function createRedisRevocations(redis: RedisClient, options: RedisRevocat
     snapshot.add(keyId);
     for (const learnt of learning) learnt.add(keyId);
   };
-  if (options.channel !== undefined) redis.subscribe(options.channel, remember, () => (listening = true));
+  if (options.channel !== undefined) {
+    const { acks } = options;
+    redis.subscribe(
+      options.channel,
+      (keyId) => {
+        remember(keyId);
+        // Said only once the copy has it: the revoking side then knows this process refuses it.
+        if (acks !== undefined) redis.publish(acks, keyId).catch(() => {});
+      },
+      () => {
+        listening = true;
+        subscribed = true;
+        const current = ++subscription;
+        // What was revoked while nobody listened is in a read made after the subscription is in place.
+        void refresh().then((read) => {
+          if (read && subscribed && current === subscription) sure = current;
+        });
+      },
+      () => {
+        subscribed = false;
+        subscription++;
+      },
+    );
+  }
   return {
     async isRevoked(keyId) {
       try {
@@ -176,6 +219,7 @@ export function createRedisRevocations(redis: RedisClient, options: RedisRevocat
     },
     fromCopy,
     remember,
+    knownNotRevoked: (keyId) => options.acks !== undefined && subscribed && sure === subscription && !snapshot.has(keyId),
     copied: () => loaded && listening,
     close() {
       clearInterval(timer);

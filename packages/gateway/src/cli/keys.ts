@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { isHeaderSafe, isJwtShaped, PLANS, type CustomLimits, type Plan } from '../auth/index.js';
+import { CONFIRM_WAIT_MS, isHeaderSafe, isJwtShaped, PLANS, revokeInRedis, type CustomLimits, type Plan, type RevokedInRedis } from '../auth/index.js';
 import { CLI_ENV } from '../config/cli-env.js';
 import { dirname } from 'node:path';
 import {
@@ -14,7 +14,7 @@ import {
   rotateKey,
   verifiedKeyIdOf,
 } from '../keyring/index.js';
-import { createRedisClient, redisKeyNames } from '../redis/index.js';
+import { createRedisClient } from '../redis/index.js';
 import { keyTable } from './key-table.js';
 import { printable } from './printable.js';
 
@@ -132,13 +132,12 @@ async function run(argv: string[]): Promise<void> {
         return;
       }
       const redis = createRedisClient(env.REDIS_URL, { commandTimeoutMs: 2000, cluster: env.REDIS_CLUSTER });
+      let reached;
       try {
         await waitForRedis(redis);
-        const names = redisKeyNames(env.REDIS_PREFIX);
-        await redis.sAdd(names.revoked, jti);
         // Each gateway's copy of the deny-list learns it now, not at its next refresh: a Redis that
         // dies right after this cannot take the revocation along.
-        await redis.publish(names.revokedChannel, jti);
+        reached = await revokeInRedis(redis, env.REDIS_PREFIX, jti, { cluster: env.REDIS_CLUSTER });
       } catch (error) {
         throw new KeyringError(
           `${done}, but NOT in Redis (${(error as Error).message}): gateways that read only Redis still accept it; run this again once Redis answers`,
@@ -146,7 +145,7 @@ async function run(argv: string[]): Promise<void> {
       } finally {
         await redis.close();
       }
-      say(`${done} and in Redis: refused from the next request by every gateway\n`);
+      say(`${done} and in Redis: ${revokedReach(reached, env.REDIS_CLUSTER)}\n`);
       return;
     }
     case 'list': {
@@ -171,6 +170,15 @@ async function run(argv: string[]): Promise<void> {
     default:
       throw new UsageError(command === undefined ? 'a command is required' : `unknown command "${command}"`);
   }
+}
+
+/** What a revocation in Redis reached, in words. */
+function revokedReach({ told, confirmed }: RevokedInRedis, cluster: boolean): string {
+  if (cluster || confirmed >= told) return `refused from the next request by every gateway${cluster ? '' : ` (${confirmed} gateway processes confirmed)`}`;
+  return (
+    `refused from the next request by every gateway that decides in Redis; ${told - confirmed} of ${told} gateway processes did not confirm ` +
+    `within ${CONFIRM_WAIT_MS / 1000} s: those answering from leases refuse it once they read the deny-list again (every 5 s)`
+  );
 }
 
 /** The client connects in the background; a one-shot command waits for it (bounded). */

@@ -11,6 +11,11 @@ export function redisKeyNames(prefix: string) {
     /** Channel on which each revocation is published (its `jti`), so copies learn it at once. */
     revokedChannel: `${prefix}:revoked`,
     /**
+     * Channel on which each gateway process says it has a revocation (its `jti`) in its copy of the
+     * deny-list: the revoking side waits for every process it told (`revokeInRedis`).
+     */
+    revokedAcks: `${prefix}:revoked:acks`,
+    /**
      * One account's rate-limit counters, bans and strikes, one MessagePack string (expires when
      * idle; older releases kept a hash, converted on first use); the account
      * (its subject, `limitSubject`: `sub`, `ip:<address>`, `op:<operationId>`…) is its hash tag, so the script that uses it

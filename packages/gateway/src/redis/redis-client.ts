@@ -20,9 +20,10 @@ export interface RedisClient {
   /**
    * Calls `listener` with each message published on `channel`, over a connection of its own
    * (subscribed again after each reconnection). `onSubscribed` is called each time the
-   * subscription is in place.
+   * subscription is in place, `onLost` each time its connection closes (messages published until
+   * it is in place again are not received).
    */
-  subscribe(channel: string, listener: (message: string) => void, onSubscribed?: () => void): void;
+  subscribe(channel: string, listener: (message: string) => void, onSubscribed?: () => void, onLost?: () => void): void;
   /** Calls `listener` each time the connection becomes ready (the first time, and after each reconnection). */
   onReady(listener: () => void): void;
   /**
@@ -127,7 +128,7 @@ export function createRedisClient(url: string, options: RedisClientOptions): Red
       await within(redis.ping());
     },
     publish: (channel, message) => within(redis.publish(channel, message)),
-    subscribe(channel, listener, onSubscribed) {
+    subscribe(channel, listener, onSubscribed, onLost) {
       // Not on the request path: this connection may queue its SUBSCRIBE until it is connected.
       const subscriber = redis instanceof Cluster ? redis.duplicate(undefined, { enableOfflineQueue: true }) : redis.duplicate({ enableOfflineQueue: true });
       subscribers.push(subscriber);
@@ -142,6 +143,7 @@ export function createRedisClient(url: string, options: RedisClientOptions): Red
         );
       // After a reconnection ioredis subscribes again by itself; 'ready' tells when it has.
       subscriber.on('ready', subscribe);
+      if (onLost !== undefined) subscriber.on('close', onLost);
     },
     onReady(listener) {
       redis.on('ready', listener);

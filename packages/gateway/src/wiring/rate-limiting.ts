@@ -65,6 +65,9 @@ export function createRateLimitingFromConfig(config: GatewayConfig['rateLimits']
     ...(deps.redis.commandTimeoutMs === undefined ? {} : { budgetMs: deps.redis.commandTimeoutMs }),
     ...(deps.redisNow === undefined ? {} : { now: deps.redisNow }),
     calendar,
+    // A request answered from a lease skips the script's deny-list check: the list's copy answers it,
+    // and only when it is sure (complete, and told of every revocation since).
+    leases: { maxUnits: config.leaseUnits, ...(revocations === undefined ? {} : { revoked: (keyId: string) => !revocations.knownNotRevoked(keyId) }) },
   });
   const limiter = createSharedLimiter({
     shared,

@@ -13,6 +13,7 @@ export const LIMITS: Extract<GatewayConfig['rateLimits'], { mode: 'on' }> = {
   onRedisFailure: 'local',
   localShare: 0.5,
   denyCacheMs: 1000,
+  leaseUnits: 64,
   maxAddresses: 20_000,
   quotaTimeZone: 'UTC',
   shadowPlans: new Set(),

@@ -8,17 +8,18 @@
  *   before that counts where a request made then would have counted, and for as long;
  * - units given back are taken out of the bucket they were charged to, only while it is counted.
  * What it costs is under-admission, bounded: an instance holds at most an eighth of what the
- * account has left, and at most a 64th of each window's limit (none at all on a limit under 64),
- * for at most one bucket, and gives back what it did not use. A lease is only granted where every
+ * account has left, and at most a 1024th of each window's limit (none at all on a limit under
+ * 1,024), for at most one bucket, and gives back what it did not use. A lease is only granted where every
  * decision in between would be an admission for every key of the account: none of them banned or
  * counting strikes, and the clock not stepped back (a bucket later than `now`'s).
  * It expects the script's locals `now`, `floor`, `remove`, `monthEndOf` and `charge`, and defines
  * `giveBack(win, w, cur, units, at)` and `grant(all, account, want)`.
  */
 export const LEASE_LUA = `
--- Of each window's limit, the most one lease holds is this fraction (none under 64): a lease never
--- makes a small plan's last requests wait for another instance's unused units.
-local LEASE_OF_LIMIT = 64
+-- Of each window's limit, the most one lease holds is this fraction (none under 1024): what an
+-- instance may hold unused is a thousandth of the limit, and a plan whose account cannot be busy
+-- enough to need leases (1,000 a minute is 17 a second) has none, so its bursts stay exact.
+local LEASE_OF_LIMIT = 1024
 -- Of what the account has left, the most one lease holds: the other instances keep the rest.
 local LEASE_OF_LEFT = 8
 
