@@ -259,3 +259,45 @@ describe('a revocation refuses a key answered from leases, from the next request
     }
   });
 });
+
+describe('a gateway under 25 connections on one busy key', { skip: redisSkipReason() }, () => {
+  test('the requests that waited for the call asking a lease are answered from it: about one call per lease', async () => {
+    const redis = await startRedis();
+    const admin = new Redis(redis.url);
+    const upstream = await startRecordingUpstream();
+    const env = { KEYS_DIR: join(temporaryDir('gw-leases-'), 'keys'), REDIS_URL: redis.url };
+    assert.equal((await keysCli(env, 'init')).status, 0);
+    const gateway = await startGateway({
+      UPSTREAM_URL: upstream.url,
+      OPENAPI_FILE: writeDocument(PROXY_TEST_PATHS),
+      JWKS_FILE: join(env.KEYS_DIR, 'public', 'jwks.json'),
+      REDIS_URL: redis.url,
+      RATE_LIMITS: 'on',
+      PLANS_FILE: writePlansFile({ plans: { business: { minute: 1_000_000, day: 100_000_000 } } }),
+    });
+    try {
+      const token = (await keysCli(env, 'issue', '--plan', 'business', '--sub', 'busy')).stdout;
+      const load = (connections: number, each: number) =>
+        Promise.all(
+          Array.from({ length: connections }, async () => {
+            for (let i = 0; i < each; i++) {
+              const res = await fetch(`${gateway.url}/v1/echo`, { headers: { authorization: `Bearer ${token}` } });
+              await res.arrayBuffer();
+              assert.equal(res.status, 200);
+            }
+          }),
+        );
+      await load(25, 20); // warm: the deny-list's copy sure, leases grown
+      const before = await scriptCalls(admin);
+      await load(25, 100);
+      const calls = (await scriptCalls(admin)) - before;
+      // Sent to Redis anyway, they would give each lease back as it arrives: a call per dozen requests.
+      assert.ok(calls < 2_500 / 32, `2,500 requests took ${calls} script calls`);
+    } finally {
+      await gateway.close();
+      admin.disconnect();
+      await upstream.close();
+      await redis.close();
+    }
+  });
+});

@@ -104,11 +104,24 @@ export function createRedisLimiter(redis: RedisClient, options: RedisLimiterOpti
 
   async function send(asked: readonly ScriptRequest[]): Promise<Outcome[]> {
     if (leases === undefined) return sendTo(asked);
-    const requests = leases.terms(asked);
-    return sendTo(requests).catch((error: unknown) => {
+    // A lease granted while these waited for the call before (the call that asked for it) answers
+    // them now: sent, they would give it back unused.
+    const outcomes: Outcome[] = new Array(asked.length);
+    const left: number[] = [];
+    for (let i = 0; i < asked.length; i++) {
+      const request = asked[i] as ScriptRequest;
+      const leased = request.lease?.only === true ? undefined : leases.take(request);
+      if (leased === undefined) left.push(i);
+      else outcomes[i] = { decision: leased };
+    }
+    if (left.length === 0) return outcomes;
+    const requests = leases.terms(left.length === asked.length ? asked : left.map((i) => asked[i] as ScriptRequest));
+    const sent = await sendTo(requests).catch((error: unknown) => {
       leases.abandon(requests);
       throw error;
     });
+    left.forEach((i, j) => (outcomes[i] = sent[j] as Outcome));
+    return outcomes;
   }
 
   async function sendTo(requests: readonly ScriptRequest[]): Promise<Outcome[]> {
