@@ -4,9 +4,9 @@
 # (docker-compose.yml does the same with `build.target`.)
 #
 # The services run as JavaScript that `npm run build` (tsc) compiled, on plain `node`: no
-# TypeScript loader and no TypeScript tooling in the images. Not tsx, which starts a service in
-# twice the time and CPU; not Node's type stripping, which cannot run this code as it is written
-# (docs/development.md#the-build says why, with the figures).
+# TypeScript loader and no TypeScript tooling in the images. Not tsx, which takes two to three
+# times the time and CPU to start a service in a new container; not Node's type stripping, which
+# cannot run this code as it is written (docs/development.md#the-build says why, with figures).
 #
 # Stages, in the order a builder without BuildKit runs them (it builds every stage up to the
 # target, so the core's stages come first and building the core skips the gateway's, but for
