@@ -155,6 +155,20 @@ if wait_for 90 ready; then ok "the gateway is ready (/readyz: core and Redis rea
 status=$(request GET /healthz)
 if [[ $status == 200 && $(json b.status) == ok ]]; then ok "GET /healthz: 200 {\"status\":\"ok\"}"; else fail "GET /healthz: $status $(cat "$body")"; fi
 
+# Both images run node on the JavaScript that the Dockerfile's build stage compiled: PID 1 is the
+# package's `npm start` without npm, and no TypeScript tooling or source is in the image.
+for service in core gateway; do
+  id=$(container "$service")
+  command=$(docker exec "$id" cat /proc/1/cmdline | tr '\0' ' ') || command='?'
+  tooling=$(docker exec "$id" find /app \( -path '*/node_modules/tsx' -o -path '*/node_modules/typescript' -o -path '*/node_modules/esbuild' \) -prune -print | tr '\n' ' ') || tooling='? (find failed)'
+  sources=$(docker exec "$id" find /app/packages -name node_modules -prune -o -name '*.ts' -print | tr '\n' ' ') || sources='? (find failed)'
+  if [[ $command == 'node --conditions=@animal-store/built dist/main.js ' && -z $tooling && -z $sources ]]; then
+    ok "$service image: PID 1 is node on dist/main.js; no tsx, typescript or esbuild, and no TypeScript source"
+  else
+    fail "$service image: PID 1 is '$command'; tooling: ${tooling:-none}; sources: ${sources:-none}"
+  fi
+done
+
 pro=$(keys issue --plan pro --sub smoke-pro)
 
 # Idempotent create: the replay answers the first pet, creates nothing, and says so.

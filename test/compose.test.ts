@@ -13,6 +13,7 @@ import { parse } from 'yaml';
 import { CORE_ENV_NAMES } from '@animal-store/core/config';
 import { GATEWAY_ENV_NAMES } from '@animal-store/gateway';
 import { chainOf, copiesOf, instructionsOf, isDockerignored, parseDockerfile, stagesOf, type Instruction } from './dockerfile.js';
+import { productionDependencies, type Lockfile } from './production-dependencies.js';
 
 interface Service {
   image?: string;
@@ -47,6 +48,15 @@ const IMAGES = ['core', 'gateway'] as const;
 /** The one Dockerfile both images are built from, by target. */
 const dockerfile = parseDockerfile(read('Dockerfile'));
 const dockerignore = read('.dockerignore');
+
+/** The TypeScript tooling: the build uses it, the services never (docs/development.md#the-build). */
+const TYPESCRIPT_TOOLING = ['tsx', 'typescript', 'esbuild'];
+
+/** A package's `npm start` as the arguments of its `node` (without the shell's `exec`). */
+function startCommand(pkg: string): string[] {
+  const { scripts } = JSON.parse(read(`packages/${pkg}/package.json`)) as { scripts: { start: string } };
+  return scripts.start.replace(/^exec /, '').split(' ');
+}
 
 /** A compose value with every `${NAME:-default}` replaced by its default: what runs unconfigured. */
 const withDefaults = (value: string): string => value.replace(/\$\{[A-Za-z_][A-Za-z0-9_]*:?-([^}]*)\}/g, '$1');
@@ -278,28 +288,48 @@ for (const pkg of IMAGES) {
     for (const exec of [healthcheck.args.replace(/^.*?\bCMD\s+/, ''), cmd?.args]) {
       assert.doesNotThrow(() => JSON.parse(exec ?? ''), `not valid exec form: ${exec}`);
     }
-    // One process, so SIGTERM reaches main.ts and the service drains.
-    assert.deepEqual(JSON.parse(cmd?.args ?? ''), ['node', '--import', 'tsx', 'src/main.ts']);
+    // One process, so SIGTERM reaches main.ts and the service drains; the one `npm run ${pkg}` starts.
+    assert.deepEqual(JSON.parse(cmd?.args ?? ''), startCommand(pkg));
+    assert.equal(startCommand(pkg)[0], 'node');
   });
 
-  test(`Dockerfile target ${pkg}: ships its sources and those of its workspace dependencies`, () => {
-    const runtimeSources = copiesOf(instructionsOf(dockerfile, pkg))
-      .filter((copy) => copy.from === undefined)
-      .flatMap((copy) => copy.sources);
-    assert.ok(runtimeSources.includes(`packages/${pkg}/src`));
-    // node_modules links workspace dependencies to packages/<name>: the runtime needs their sources.
+  test(`Dockerfile target ${pkg}: no TypeScript tooling among its production dependencies`, () => {
+    const lock = JSON.parse(read('package-lock.json')) as Lockfile;
+    const installed = productionDependencies(lock, `packages/${pkg}`);
+    assert.ok(installed.has('pino'), 'the production dependencies are read from the lockfile');
+    assert.deepEqual(
+      TYPESCRIPT_TOOLING.filter((tool) => installed.has(tool)),
+      [],
+    );
+  });
+
+  test(`Dockerfile target ${pkg}: ships what npm run build compiled, for it and its workspace dependencies, and no TypeScript`, () => {
+    const copies = copiesOf(instructionsOf(dockerfile, pkg));
+    const fromContext = copies.filter((copy) => copy.from === undefined).flatMap((copy) => copy.sources);
+    const built = copies.filter((copy) => copy.from === 'build').flatMap((copy) => copy.sources);
+    assert.ok(
+      instructionsOf(dockerfile, 'build').some((i) => i.keyword === 'RUN' && i.args === 'npm run build'),
+      'the build stage runs npm run build',
+    );
+    assert.ok(built.includes(`/app/packages/${pkg}/dist`));
+    // node_modules links workspace dependencies to packages/<name>: the runtime needs their code.
     const { dependencies = {} } = JSON.parse(read(`packages/${pkg}/package.json`)) as { dependencies?: Record<string, string> };
     for (const dependency of Object.keys(dependencies).filter((name) => name.startsWith('@animal-store/'))) {
       const dir = `packages/${dependency.slice('@animal-store/'.length)}`;
-      assert.ok(runtimeSources.includes(`${dir}/src`), `runtime stages lack ${dir}/src`);
-      assert.ok(runtimeSources.includes(`${dir}/package.json`), `runtime stages lack ${dir}/package.json`);
+      assert.ok(built.includes(`/app/${dir}/dist`), `runtime stages lack ${dir}/dist`);
+      assert.ok(fromContext.includes(`${dir}/package.json`), `runtime stages lack ${dir}/package.json`);
     }
+    assert.deepEqual(
+      fromContext.filter((source) => /(^|\/)(src|tsconfig[^/]*\.json)$/.test(source)),
+      [],
+      'no TypeScript source or configuration is shipped',
+    );
     if (pkg === 'gateway') {
-      assert.ok(runtimeSources.includes('packages/core/openapi.json'), 'the interface document');
-      assert.ok(runtimeSources.includes('packages/gateway/plans'), 'the default plans');
+      assert.ok(fromContext.includes('packages/core/openapi.json'), 'the interface document');
+      assert.ok(fromContext.includes('packages/gateway/plans'), 'the default plans');
     }
     // Nothing of the other service: each image carries one service.
     const other = IMAGES.find((image) => image !== pkg);
-    assert.ok(!runtimeSources.includes(`packages/${other}/src`), `ships packages/${other}/src`);
+    assert.ok(!built.includes(`/app/packages/${other}/dist`), `ships packages/${other}/dist`);
   });
 }

@@ -1,11 +1,9 @@
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort, startService as startProcess, type StartServiceOptions } from '@animal-store/testkit';
+import { serviceCommand, type ServiceKind } from './service-command.js';
 
 /** This checkout's root: the services run from here unless told another (`bench:compare`'s worktree). */
 export const REPOSITORY_ROOT = fileURLToPath(new URL('../..', import.meta.url));
-// Paths, not the packages' exports: `bench:compare` runs them from a checkout of any older ref.
-const MAINS = { core: 'packages/core/src/main.ts', gateway: 'packages/gateway/src/main.ts' } as const;
 
 export interface Service {
   readonly name: string;
@@ -20,18 +18,16 @@ export interface Service {
  * for /healthz, and for a gateway for /readyz too (with several workers, /healthz may answer before
  * every worker is up). Logs go to /dev/null: a real deployment writes them somewhere, and pino's cost
  * of writing them is part of what is measured. `root` is the checkout whose code runs (this one by
- * default), with its own `tsx` and dependencies.
+ * default), with its own dependencies, and run as that checkout runs it in production
+ * (`serviceCommand`: its built JavaScript, or through tsx before it had a build).
  *
  * A gateway gets `WORKERS=1` unless `env` says otherwise: every scenario is one gateway process (or
  * one worker and its primary) unless it is about workers, whatever the default of `WORKERS` is; a
  * checkout from before `WORKERS` ignores it and runs its one process (`bench:compare`).
  */
-export async function startService(name: string, kind: keyof typeof MAINS, env: Record<string, string>, root = REPOSITORY_ROOT): Promise<Service> {
-  const service = await startBenchProcess(
-    name,
-    { entry: join(root, MAINS[kind]), cwd: root, env: kind === 'gateway' ? { WORKERS: '1', ...env } : env },
-    await freePort(),
-  );
+export async function startService(name: string, kind: ServiceKind, env: Record<string, string>, root = REPOSITORY_ROOT): Promise<Service> {
+  const { command, cwd } = serviceCommand(root, kind);
+  const service = await startBenchProcess(name, { command, cwd, env: kind === 'gateway' ? { WORKERS: '1', ...env } : env }, await freePort());
   if (kind === 'gateway') await waitUntilReady(service);
   return service;
 }
