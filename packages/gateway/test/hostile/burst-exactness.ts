@@ -77,7 +77,7 @@ export async function burstsOnFreshGateways(options: ExactnessOptions): Promise<
  * (a client pool of the burst's own: a connection kept alive from an earlier burst may be closed
  * by the gateway's keep-alive timeout just as it is reused, which says nothing of the limits).
  */
-async function burst(stack: Stack, count: number, token: string): Promise<Counts> {
+export async function burst(stack: Stack, count: number, token: string): Promise<Counts> {
   const dispatcher = new Agent({ keepAliveTimeout: 1000 });
   const noAnswer = new Map<string, number>();
   try {
