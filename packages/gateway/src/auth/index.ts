@@ -20,7 +20,7 @@ export {
   NO_REVOCATIONS,
   RevocationsUnavailableError,
   type RedisRevocations,
-  type RevocationFile,
   type RevocationList,
 } from './revocations.js';
+export { addToDenyList, ensureDenyList, readDenyList, type RevocationFile } from './deny-list-file.js';
 export { VerifiedKeyCache } from './verified-key-cache.js';

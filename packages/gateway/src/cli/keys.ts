@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { isHeaderSafe, isJwtShaped, PLANS, type CustomLimits, type Plan } from '../auth/index.js';
-import { CLI_ENV } from '../config/cli-env.js';
+import { CLI_ENV, type CliEnv } from '../config/cli-env.js';
 import { dirname } from 'node:path';
 import {
   initKeyring,
@@ -9,6 +9,7 @@ import {
   KeyringError,
   listKeys,
   parseDuration,
+  rerollKey,
   retireKey,
   revokeKey,
   rotateKey,
@@ -27,6 +28,10 @@ const USAGE = `usage: npm run keys -- <command> [options]
                                                REDIS_URL is set (fails if Redis does not answer);
                                                given the key itself, verifies it against the
                                                keyring first, then takes its id
+  reroll <jti> --grace 24h [--ttl 90d]         a new key for the same account and plan (printed);
+                                               the old key is refused once the grace period is
+                                               over (--grace 0: at once), in public/revoked.json
+                                               and in Redis when REDIS_URL is set
   list [--json]                                issued keys: id, account, plan, expiry, revoked,
                                                and whether a gateway still accepts each
   rotate                                       new signing kid; old kids keep verifying
@@ -57,8 +62,11 @@ async function run(argv: string[]): Promise<void> {
   // Key ids and kids are base64url and may start with "-": after `revoke` and `retire`, which take
   // no options, every word is an argument.
   const takesIdOnly = argv[0] === 'revoke' || argv[0] === 'retire';
+  // `reroll <jti> --grace …`: the id comes first, options after it.
+  const idFirst = argv[0] === 'reroll' && argv[1] !== undefined && !argv[1].startsWith('--');
   const { positionals, values } = parseArgs({
-    args: takesIdOnly && argv[1] !== '--' ? [argv[0] as string, '--', ...argv.slice(1)] : argv,
+    args:
+      takesIdOnly && argv[1] !== '--' ? [argv[0] as string, '--', ...argv.slice(1)] : idFirst ? ['reroll', ...argv.slice(2), '--', argv[1] as string] : argv,
     allowPositionals: true,
     strict: true,
     options: {
@@ -71,6 +79,7 @@ async function run(argv: string[]): Promise<void> {
       minute: { type: 'string' },
       day: { type: 'string' },
       json: { type: 'boolean' },
+      grace: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -131,22 +140,27 @@ async function run(argv: string[]): Promise<void> {
         );
         return;
       }
-      const redis = createRedisClient(env.REDIS_URL, { commandTimeoutMs: 2000, cluster: env.REDIS_CLUSTER });
-      try {
-        await waitForRedis(redis);
-        const names = redisKeyNames(env.REDIS_PREFIX);
-        await redis.sAdd(names.revoked, jti);
-        // Each gateway's copy of the deny-list learns it now, not at its next refresh: a Redis that
-        // dies right after this cannot take the revocation along.
-        await redis.publish(names.revokedChannel, jti);
-      } catch (error) {
-        throw new KeyringError(
-          `${done}, but NOT in Redis (${(error as Error).message}): gateways that read only Redis still accept it; run this again once Redis answers`,
-        );
-      } finally {
-        await redis.close();
-      }
+      await revokeInRedis(env, jti, Date.parse(revokedAt), done);
       say(`${done} and in Redis: refused from the next request by every gateway\n`);
+      return;
+    }
+    case 'reroll': {
+      if (argument === undefined) throw new UsageError('reroll needs the key id (jti) of the key to replace; see: npm run keys -- list');
+      if (values.grace === undefined) throw new UsageError('reroll needs --grace: how long the old key keeps working (0: it stops at once)');
+      const graceMs = values.grace === '0' ? 0 : parseDuration(values.grace);
+      if (graceMs === undefined) throw new UsageError('--grace must be 0 or look like 30m, 12h, 7d');
+      const ttlMs = values.ttl === undefined ? undefined : parseDuration(values.ttl);
+      if (values.ttl !== undefined && ttlMs === undefined) throw new UsageError('--ttl must look like 90d, 12h, 30m or 1y');
+      const { token, record, refusedFrom } = await rerollKey(dir, argument, { graceMs, ttlMs });
+      print(`${token}\n`);
+      const file = keyringFiles(dir).revoked;
+      const done = `rerolled ${argument} as ${record.jti} (account ${record.sub}, plan ${record.plan}); ${argument} is refused from ${refusedFrom} in ${file}`;
+      if (env.REDIS_URL === undefined) {
+        say(`${done}, by every gateway that reads this file (REVOCATIONS_FILE)\n`);
+        return;
+      }
+      await revokeInRedis(env, argument, Date.parse(refusedFrom), done);
+      say(`${done} and in Redis\n`);
       return;
     }
     case 'list': {
@@ -170,6 +184,32 @@ async function run(argv: string[]): Promise<void> {
     }
     default:
       throw new UsageError(command === undefined ? 'a command is required' : `unknown command "${command}"`);
+  }
+}
+
+/**
+ * Revokes `jti` in Redis too, for gateways that share revocations only there: at once (into the
+ * deny-list, published so every gateway's copy learns it now and a Redis that dies right after
+ * cannot take it along), or from a later date (into the hash of pending revocations, which the
+ * gateways move into the deny-list when the date comes). `done` says what the file already holds.
+ */
+async function revokeInRedis(env: CliEnv, jti: string, from: number, done: string): Promise<void> {
+  const redis = createRedisClient(env.REDIS_URL as string, { commandTimeoutMs: 2000, cluster: env.REDIS_CLUSTER });
+  try {
+    await waitForRedis(redis);
+    const names = redisKeyNames(env.REDIS_PREFIX);
+    if (from > Date.now()) {
+      await redis.hSet(names.revokedLater, { [jti]: String(from) });
+    } else {
+      await redis.sAdd(names.revoked, jti);
+      await redis.publish(names.revokedChannel, jti);
+    }
+  } catch (error) {
+    throw new KeyringError(
+      `${done}, but NOT in Redis (${(error as Error).message}): gateways that read only Redis still accept it; run this again once Redis answers`,
+    );
+  } finally {
+    await redis.close();
   }
 }
 

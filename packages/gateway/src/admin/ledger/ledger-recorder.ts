@@ -1,0 +1,117 @@
+import { CHANNELS, type LimitDecisionEvent } from '../../events/index.js';
+import { subscribeAll } from '../../observability/subscribe.js';
+import type { Calendar, Day } from '../../ratelimit/index.js';
+import type { KeyRecord, Ledger, LedgerNotes } from './ledger.js';
+
+export interface RecorderOptions {
+  /** Where the notes go: `writeNow` (a ledger in this process) takes them at once, else `write` in batches. */
+  readonly ledger: Pick<Ledger, 'write'> & { readonly writeNow?: (notes: LedgerNotes) => void };
+  /** The days of `QUOTA_TIME_ZONE`. */
+  readonly calendar: Calendar;
+  readonly now: () => number;
+  /** The gateway whose decisions these are (tests run several in one process). */
+  readonly source: object;
+  /** Least time between two batches written elsewhere (Redis, the primary): shadow refusals add up meanwhile. */
+  readonly intervalMs?: number;
+}
+
+/** Keys remembered as seen today at most; past it the memory starts again (each key is then written once more). */
+const MAX_NOTED = 1_000_000;
+const INTERVAL_MS = 100;
+
+/**
+ * Writes the ledger from the decisions this gateway makes, as a subscriber of its `limit decision`
+ * events, so the request path does nothing for it: a key's first decision of the day (in this
+ * process) is a sighting, an admission that a plan in shadow would have refused is counted. A
+ * decision costs a map lookup and, rarely, a note; a ledger elsewhere gets the notes in batches,
+ * one at a time, at most every `intervalMs`. A batch that fails is noted again: its keys at their
+ * next request, its refusals with the next batch of the same day. Returns what stops it.
+ */
+export function recordLedger(options: RecorderOptions): () => void {
+  const { ledger, calendar, now } = options;
+  const intervalMs = options.intervalMs ?? INTERVAL_MS;
+  /** Each key's day of its last sighting written (or under way). */
+  const noted = new Map<string, string>();
+  let day: Day | undefined;
+  let sightings: KeyRecord[] = [];
+  /** `account\nplan` → refusals (an account holds no line feed: it travels in a header). */
+  let refusals = new Map<string, number>();
+  let timer: NodeJS.Timeout | undefined;
+  let writing: Promise<void> = Promise.resolve();
+
+  function notes(date: string): LedgerNotes {
+    const made: LedgerNotes = {
+      day: date,
+      sightings,
+      shadowRefusals: [...refusals].map(([key, count]) => {
+        const cut = key.lastIndexOf('\n');
+        return { account: key.slice(0, cut), plan: key.slice(cut + 1), count };
+      }),
+    };
+    sightings = [];
+    refusals = new Map();
+    return made;
+  }
+
+  /** Writes what was noted for `date`, after the batch before it. */
+  function flush(date: string): void {
+    if (timer !== undefined) clearTimeout(timer);
+    timer = undefined;
+    if (sightings.length === 0 && refusals.size === 0) return;
+    const batch = notes(date);
+    writing = writing.then(() =>
+      ledger.write(batch).catch(() => {
+        for (const record of batch.sightings) if (noted.get(record.keyId) === date) noted.delete(record.keyId);
+        if (day?.date !== date) return;
+        for (const { account, plan, count } of batch.shadowRefusals) add(account, plan, count);
+      }),
+    );
+  }
+
+  function add(account: string, plan: string, count: number): void {
+    const key = `${account}\n${plan}`;
+    refusals.set(key, (refusals.get(key) ?? 0) + count);
+  }
+
+  function onDecision(event: LimitDecisionEvent): void {
+    const { identity } = event;
+    if (identity === undefined || event.request?.source !== options.source) return;
+    const at = now();
+    if (day === undefined || at >= day.end || at < day.start) {
+      // What was noted belongs to the day before: written under its date.
+      if (day !== undefined) flush(day.date);
+      day = calendar.dayOf(at);
+    }
+    const date = day.date;
+    let changed = false;
+    if (noted.get(identity.keyId) !== date) {
+      if (noted.size >= MAX_NOTED) noted.clear();
+      noted.set(identity.keyId, date);
+      sightings.push({
+        account: identity.subject,
+        keyId: identity.keyId,
+        plan: identity.plan,
+        limits: identity.limits,
+        expiresAt: identity.expiresAt,
+        seen: date,
+      });
+      changed = true;
+    }
+    if (event.decision === 'shadow_limited') {
+      add(identity.subject, event.plan, 1);
+      changed = true;
+    }
+    if (!changed) return;
+    if (ledger.writeNow !== undefined) ledger.writeNow(notes(date));
+    else if (timer === undefined) {
+      timer = setTimeout(() => flush(date), intervalMs);
+      timer.unref();
+    }
+  }
+
+  const stop = subscribeAll({ [CHANNELS.limitDecision]: onDecision });
+  return () => {
+    stop();
+    if (day !== undefined) flush(day.date);
+  };
+}
