@@ -19,12 +19,12 @@ import { createLinkRewriter } from './http/link-rewrite.js';
 import { createUpstream, upstreamPrefix, type Upstream } from './proxy/index.js';
 import type { ChannelToPrimary } from './ratelimit/primary/index.js';
 import { createRedisClient, observeRedis, redisKeyNames, type RedisClient } from './redis/index.js';
-import { gatewayOperations, loadOperations, type Operation } from './routing/index.js';
+import { apiOperations, type Operation } from './routing/index.js';
 import { createAuthentication } from './wiring/authentication.js';
 import { notReady, type ReadinessCheck } from './pipeline/steps/service-paths.js';
 import { createRateLimitingFromConfig, NO_CEILINGS_ON_CLUSTER } from './wiring/rate-limiting.js';
 import { createLedgerWiring } from './wiring/admin-ledger.js';
-import { createAdmin, prepareAdmin, type AccountBook } from './admin/index.js';
+import { createAdmin, prepareAdmin, unavailableWhenFailing, type AccountBook } from './admin/index.js';
 import { redisReadiness } from './wiring/redis-readiness.js';
 
 export interface BuildDeps {
@@ -82,8 +82,7 @@ export interface BuiltGateway {
 export function buildGateway(config: GatewayConfig, deps: BuildDeps): BuiltGateway {
   const { logger } = deps;
   const now = deps.now ?? Date.now;
-  const backendOperations = loadOperations(config.openApiFile, { basePath: config.publicBasePath });
-  const basePath = backendOperations[0]?.basePath ?? (config.publicBasePath === '/' ? '' : (config.publicBasePath ?? ''));
+  const { all: operations, basePath } = apiOperations(config.openApiFile, config.publicBasePath);
   // What the API's consumers see: the backend's document plus the gateway's additions. Throws
   // (and the gateway does not start) when the backend's document has a path the gateway answers.
   const docUrl = config.deprecationDocUrl ?? DEPRECATION_NOTES_PATH;
@@ -96,7 +95,6 @@ export function buildGateway(config: GatewayConfig, deps: BuildDeps): BuiltGatew
     throw new Error(`OPENAPI_FILE ${config.openApiFile}: ${(error as Error).message}`);
   }
   const docs = createDocs({ document, documentPath: `${basePath}${DOCUMENT_PATH}`, deprecationNotesUrl: docUrl });
-  const operations = [...backendOperations, ...gatewayOperations(basePath)];
   const operationIds = new Set(operations.map((operation) => operation.operationId));
   const plansContext = { operations: operationIds, ...(config.redis?.cluster === true ? { noCeilings: NO_CEILINGS_ON_CLUSTER } : {}) };
   const upstreamBase = upstreamPrefix(config.upstream.url, config.upstream.basePath, basePath);
@@ -177,14 +175,16 @@ export function buildGateway(config: GatewayConfig, deps: BuildDeps): BuiltGatew
                   ),
           plansVersion: rateLimiting?.plansVersion,
         });
+  const book = ledger?.book;
+  const adminSource = book === undefined || redis === undefined ? book : unavailableWhenFailing(book, 'Redis');
   const admin =
     adminTokens === undefined || metrics === undefined
       ? undefined
       : createAdmin({
           config: () => config,
           tokens: () => adminTokens,
-          source: () => ledger?.book,
-          redis,
+          source: () => adminSource,
+          redis: () => redis,
           plans: () =>
             limits === undefined ? undefined : { content: limits.plans.content(), version: limits.plans.version(), anonymous: limits.plans.anonymous() },
           plansContext: () => plansContext,

@@ -26,7 +26,7 @@ export interface AdminOptions {
   /** Where the limits are read now; `undefined` with RATE_LIMITS=off. */
   readonly source: () => AccountSource | undefined;
   /** The shared deny-list's Redis, with `REDIS_URL`. */
-  readonly redis: RedisClient | undefined;
+  readonly redis: () => RedisClient | undefined;
   /** `undefined` with RATE_LIMITS=off. */
   readonly plans: () => PlansInForce | undefined;
   /** What a candidate plans file is checked against: the API document's operations. */
@@ -62,7 +62,7 @@ export function createAdmin(options: AdminOptions): AdminHandler {
       keysChecked: config.auth.mode !== 'off',
       file: config.admin?.revocationsFile,
       readFiles: [...new Set(readFiles)],
-      redis: options.redis === undefined || config.redis === undefined ? undefined : { client: options.redis, prefix: config.redis.prefix },
+      redis: config.redis === undefined ? undefined : { client: options.redis() as RedisClient, prefix: config.redis.prefix },
       now,
     });
   };

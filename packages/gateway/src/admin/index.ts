@@ -10,6 +10,7 @@ export { ADMIN_ERRORS, AdminError, type AdminErrorCode } from './admin-errors.js
 export { prepareAdmin } from './admin-files.js';
 export type { AccountSource } from './admin-routes.js';
 export { readAdminTokens, type AdminTokens } from './admin-tokens.js';
+export { unavailableWhenFailing } from './unavailable-source.js';
 export { createAccountBook, type AccountBook, type LimitsReading } from './book/index.js';
 export {
   attachLedger,
