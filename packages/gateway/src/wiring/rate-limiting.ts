@@ -114,6 +114,6 @@ export function createRateLimitingFromConfig(config: GatewayConfig['rateLimits']
     rateLimiting: createRateLimiting(limiter, plans, { checksRevocation: revocations !== undefined }),
     plans,
     calendar,
-    engine: { limiter: shared, liftBan: (subject, keyId) => (liftBan ??= createBanLifter(client, prefix))(subject, keyId) },
+    engine: { limiter: shared, liftBan: (subject, keyId) => (liftBan ??= createBanLifter(client, prefix, deps.redisNow))(subject, keyId) },
   };
 }

@@ -4,15 +4,21 @@ import { ACCOUNT_STATE_LUA } from './account-state-lua.js';
  * Lifts one key's ban in an account's state (the admin API's `DELETE /admin/bans/{jti}`), with
  * the rate-limit script's own reading and writing of accounts (`account-state-lua.ts`), so that
  * the state is read and written back exactly as the script keeps it. KEYS[1]: the account's key;
- * ARGV[1]: the key id. The account's windows and its other keys' bans and strikes are kept as
+ * ARGV[1]: the key id, ARGV[2]: now in ms, or '' for Redis TIME (as the rate-limit script's ARGV 1). The account's windows and its other keys' bans and strikes are kept as
  * they are, and so is its time to live. Returns 1 when the key was banned, else 0 (nothing written).
  */
 export const LIFT_BAN_SCRIPT = `
 local ARGV, KEYS, call, pcall = ARGV, KEYS, redis.call, redis.pcall
 local tonumber, floor, ceil, sub, type, remove = tonumber, math.floor, math.ceil, string.sub, type, table.remove
 local encode, decode = cmsgpack.pack, cmsgpack.unpack
-local t = call('TIME')
-local now = tonumber(t[1]) * 1000 + floor(tonumber(t[2]) / 1000)
+-- Redis's clock, as the rate-limit script's, or the tests' (ARGV 2).
+local now
+if ARGV[2] ~= nil and ARGV[2] ~= '' then
+  now = tonumber(ARGV[2])
+else
+  local t = call('TIME')
+  now = tonumber(t[1]) * 1000 + floor(tonumber(t[2]) / 1000)
+end
 
 ${ACCOUNT_STATE_LUA}
 
