@@ -43,14 +43,14 @@ export async function runPrimary(options: PrimaryOptions = {}): Promise<void> {
   // The workers' limits in process, kept here so that they are one gateway's and outlive a worker.
   const limits = hostLimits(config.rateLimits);
   let workers = generationOf(config, first.overrides).workers;
-  const tokens = adminTokens;
   const admin =
-    tokens === undefined || metrics === undefined
+    adminTokens === undefined || metrics === undefined
       ? undefined
       : primaryAdmin({
           config: () => config,
           workers: () => workers,
-          tokens: () => adminTokens ?? tokens,
+          // Set whenever the admin API is: a reload only ever replaces them with others.
+          tokens: () => adminTokens as AdminTokens,
           limits,
           listening: () => supervisor.listening(),
           metrics: () => metrics.json(),

@@ -11,25 +11,26 @@ export interface RecorderOptions {
   readonly now: () => number;
   /** The gateway whose decisions these are (tests run several in one process). */
   readonly source: object;
-  /** Least time between two batches written elsewhere (Redis, the primary): shadow refusals add up meanwhile. */
+  /** How long notes wait to be written elsewhere (Redis, the primary), adding up meanwhile: 0, the next turn of the event loop. */
   readonly intervalMs?: number;
 }
 
 /** Keys remembered as seen today at most; past it the memory starts again (each key is then written once more). */
 const MAX_NOTED = 1_000_000;
-const INTERVAL_MS = 100;
 
 /**
  * Writes the ledger from the decisions this gateway makes, as a subscriber of its `limit decision`
  * events, so the request path does nothing for it: a key's first decision of the day (in this
  * process) is a sighting, an admission that a plan in shadow would have refused is counted. A
- * decision costs a map lookup and, rarely, a note; a ledger elsewhere gets the notes in batches,
- * one at a time, at most every `intervalMs`. A batch that fails is noted again: its keys at their
- * next request, its refusals with the next batch of the same day. Returns what stops it.
+ * decision costs a map lookup and, rarely, a note. A ledger elsewhere gets the notes in batches,
+ * one in flight at a time: what is noted meanwhile waits for it and goes in the next, so a storm
+ * of shadow refusals makes larger batches, not more of them. A batch that fails is noted again:
+ * its keys at their next request, its refusals with the next batch of the same day. Returns what
+ * stops it.
  */
 export function recordLedger(options: RecorderOptions): () => void {
   const { ledger, calendar, now } = options;
-  const intervalMs = options.intervalMs ?? INTERVAL_MS;
+  const intervalMs = options.intervalMs ?? 0;
   /** Each key's day of its last sighting written (or under way). */
   const noted = new Map<string, string>();
   let day: Day | undefined;
@@ -37,7 +38,8 @@ export function recordLedger(options: RecorderOptions): () => void {
   /** `account\nplan` → refusals (an account holds no line feed: it travels in a header). */
   let refusals = new Map<string, number>();
   let timer: NodeJS.Timeout | undefined;
-  let writing: Promise<void> = Promise.resolve();
+  /** The batch being written, if any. */
+  let writing: Promise<void> | undefined;
 
   function notes(date: string): LedgerNotes {
     const made: LedgerNotes = {
@@ -53,19 +55,33 @@ export function recordLedger(options: RecorderOptions): () => void {
     return made;
   }
 
-  /** Writes what was noted for `date`, after the batch before it. */
+  /** Writes what was noted for `date`, after the batch in flight (a day's last notes at midnight may follow one). */
   function flush(date: string): void {
     if (timer !== undefined) clearTimeout(timer);
     timer = undefined;
     if (sightings.length === 0 && refusals.size === 0) return;
     const batch = notes(date);
-    writing = writing.then(() =>
-      ledger.write(batch).catch(() => {
+    const written: Promise<void> = (writing ?? Promise.resolve())
+      .then(() => ledger.write(batch))
+      .catch(() => {
         for (const record of batch.sightings) if (noted.get(record.keyId) === date) noted.delete(record.keyId);
         if (day?.date !== date) return;
         for (const { account, plan, count } of batch.shadowRefusals) add(account, plan, count);
-      }),
-    );
+      })
+      .finally(() => {
+        if (writing !== written) return;
+        writing = undefined;
+        schedule();
+      });
+    writing = written;
+  }
+
+  /** The next batch, unless one is in flight (its end schedules it) or due already. */
+  function schedule(): void {
+    if (timer !== undefined || writing !== undefined || day === undefined || (sightings.length === 0 && refusals.size === 0)) return;
+    const date = day.date;
+    timer = setTimeout(() => flush(date), intervalMs);
+    timer.unref();
   }
 
   function add(account: string, plan: string, count: number): void {
@@ -103,10 +119,7 @@ export function recordLedger(options: RecorderOptions): () => void {
     }
     if (!changed) return;
     if (ledger.writeNow !== undefined) ledger.writeNow(notes(date));
-    else if (timer === undefined) {
-      timer = setTimeout(() => flush(date), intervalMs);
-      timer.unref();
-    }
+    else schedule();
   }
 
   const stop = subscribeAll({ [CHANNELS.limitDecision]: onDecision });
