@@ -53,18 +53,23 @@ export function createAdmin(options: AdminOptions): AdminHandler {
   const now = options.now ?? Date.now;
   const first = options.config();
   const failures = createMemoryLimiter({ now, ...(first.rateLimits.mode === 'on' ? { maxAddresses: first.rateLimits.maxAddresses } : {}) });
+  let made: { readonly config: GatewayConfig; readonly revoker: ReturnType<typeof createRevoker> } | undefined;
+  /** The revoker of the settings in force, made again when a reload replaced them. */
   const revoker = () => {
     const config = options.config();
+    if (made?.config === config) return made.revoker;
     const readFiles = [config.auth.mode === 'off' ? undefined : config.auth.revocationsFile, config.admin?.revocationsFile].filter(
       (file): file is string => file !== undefined,
     );
-    return createRevoker({
+    const revoker = createRevoker({
       keysChecked: config.auth.mode !== 'off',
       file: config.admin?.revocationsFile,
       readFiles: [...new Set(readFiles)],
       redis: config.redis === undefined ? undefined : { client: options.redis() as RedisClient, prefix: config.redis.prefix },
       now,
     });
+    made = { config, revoker };
+    return revoker;
   };
   return createAdminApi({
     tokens: options.tokens,
