@@ -144,6 +144,7 @@ export function buildGateway(config: GatewayConfig, deps: BuildDeps): BuiltGatew
           redis: redis === undefined || config.redis === undefined ? undefined : { client: redis, prefix: config.redis.prefix },
           primary: deps.worker?.limits,
           now,
+          recordNow: deps.now,
           source,
         });
   // With limits in Redis, the deny-list is asked in the limit's round trip; otherwise on its own.

@@ -9,7 +9,10 @@ export interface LedgerDeps {
   readonly redis?: { readonly client: RedisClient; readonly prefix: string } | undefined;
   /** A worker of several without Redis: the primary keeps the limits, and the ledger beside them. */
   readonly primary?: Parameters<typeof ledgerInPrimary>[0] | undefined;
+  /** The limits' clock (the process's, or the tests'). */
   readonly now: () => number;
+  /** For tests: the clock that dates the decisions recorded (production dates them by their own time). */
+  readonly recordNow?: (() => number) | undefined;
   /** The gateway whose decisions are recorded. */
   readonly source: object;
 }
@@ -26,7 +29,7 @@ export function createLedgerWiring(config: GatewayConfig['rateLimits'], deps: Le
   if (deps.redis !== undefined) sink = ledger = createRedisLedger(deps.redis.client, deps.redis.prefix);
   else if (deps.primary !== undefined) sink = ledgerInPrimary(deps.primary);
   else sink = ledger = createMemoryLedger();
-  const stop = recordLedger({ ledger: sink, calendar: limits.calendar, now, source: deps.source });
+  const stop = recordLedger({ ledger: sink, calendar: limits.calendar, source: deps.source, ...(deps.recordNow === undefined ? {} : { now: deps.recordNow }) });
   const { engine } = limits;
   const book =
     ledger === undefined || engine === undefined || config.mode === 'off'

@@ -8,7 +8,13 @@ export interface RecorderOptions {
   readonly ledger: Pick<Ledger, 'write'> & { readonly writeNow?: (notes: LedgerNotes) => void };
   /** The days of `QUOTA_TIME_ZONE`. */
   readonly calendar: Calendar;
-  readonly now: () => number;
+  /**
+   * For tests: the clock that says which day a decision is of. Without it, the decision's own
+   * time (`startedAt`, the monotonic clock) is put on the wall clock by an offset read once a
+   * minute: reading the wall clock for every decision cost 100 to 170 ns here, the rest of the
+   * recorder 10 to 50.
+   */
+  readonly now?: () => number;
   /** The gateway whose decisions these are (tests run several in one process). */
   readonly source: object;
   /** How long notes wait to be written elsewhere (Redis, the primary), adding up meanwhile: 0, the next turn of the event loop. */
@@ -29,8 +35,12 @@ const MAX_NOTED = 1_000_000;
  * stops it.
  */
 export function recordLedger(options: RecorderOptions): () => void {
-  const { ledger, calendar, now } = options;
+  const { ledger, calendar } = options;
   const intervalMs = options.intervalMs ?? 0;
+  let offset = Date.now() - performance.now();
+  const sync = setInterval(() => (offset = Date.now() - performance.now()), 60_000);
+  sync.unref();
+  const timeOf = options.now ?? ((event: LimitDecisionEvent) => offset + event.startedAt);
   /** Each key's day of its last sighting written (or under way). */
   const noted = new Map<string, string>();
   let day: Day | undefined;
@@ -92,7 +102,7 @@ export function recordLedger(options: RecorderOptions): () => void {
   function onDecision(event: LimitDecisionEvent): void {
     const { identity } = event;
     if (identity === undefined || event.request?.source !== options.source) return;
-    const at = now();
+    const at = timeOf(event);
     if (day === undefined || at >= day.end || at < day.start) {
       // What was noted belongs to the day before: written under its date.
       if (day !== undefined) flush(day.date);
@@ -125,6 +135,7 @@ export function recordLedger(options: RecorderOptions): () => void {
   const stop = subscribeAll({ [CHANNELS.limitDecision]: onDecision });
   return () => {
     stop();
+    clearInterval(sync);
     if (day !== undefined) flush(day.date);
   };
 }
