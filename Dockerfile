@@ -90,5 +90,10 @@ COPY packages/gateway/plans packages/gateway/plans
 # OPENAPI_FILE defaults to this path, relative to the gateway's code. No other file of the
 # core is shipped; the gateway knows the core only by URL.
 COPY packages/core/openapi.json packages/core/openapi.json
+# The admin API's deny-list lives here (ADMIN_REVOCATIONS_FILE in docker-compose.yml): a named
+# volume mounted on it takes this directory's owner, so the gateway's user can write it.
+USER root
+RUN install -d -o node -g node -m 0755 /var/lib/animal-store
+USER node
 WORKDIR /app/packages/gateway
 EXPOSE 8080

@@ -54,9 +54,16 @@ plans_dir="$tmp/plans"
 export COMPOSE_PROJECT_NAME=$project
 export ANIMAL_STORE_KEYS=$keys_dir
 export ANIMAL_STORE_PLANS=$plans_dir
-port=${SMOKE_PORT:-$(node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')}
+free_port() { node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})'; }
+port=${SMOKE_PORT:-$(free_port)}
 # Published on loopback only: this test's traffic never leaves the machine.
 export ANIMAL_STORE_PORT="127.0.0.1:$port"
+# The admin listener is published on the host's loopback by the compose file itself.
+admin_port=$(free_port)
+export ANIMAL_STORE_ADMIN_PORT=$admin_port
+# The admin token file, a throwaway: readable by the gateway's uid 1000, not only by this user.
+admin_token=$(node -e 'console.log(require("crypto").randomBytes(24).toString("base64url"))')
+export ANIMAL_STORE_ADMIN_TOKENS="$tmp/admin-tokens"
 policy=${RATE_LIMIT_ON_REDIS_FAILURE:-local}
 export RATE_LIMIT_ON_REDIS_FAILURE=$policy
 base="http://127.0.0.1:$port"
@@ -108,6 +115,8 @@ keys() {
 
 say "project $project, gateway on $base, temporary keyring and plans in $tmp"
 keys init --issuer animal-store --audience animal-store-production
+printf 'smoke:%s\n' "$admin_token" >"$ANIMAL_STORE_ADMIN_TOKENS"
+chmod 0644 "$ANIMAL_STORE_ADMIN_TOKENS"
 mkdir -p "$plans_dir"
 cp packages/gateway/plans/plans.json "$plans_dir/plans.json"
 
@@ -123,6 +132,12 @@ request() {
   curl -sS -o "$body" -D "$headers" -w '%{http_code}' --max-time 10 -X "$method" "$@" "$base$path" 2>/dev/null || echo 000
 }
 header() { grep -i "^$1:" "$headers" | head -n 1 | cut -d: -f2- | sed 's/^ *//' | tr -d '\r'; }
+# admin_request METHOD PATH [curl options...]: the admin API on the admin listener, with the token.
+admin_request() {
+  local method=$1 path=$2
+  shift 2
+  curl -sS -o "$body" -D "$headers" -w '%{http_code}' --max-time 10 -X "$method" -H "Authorization: Bearer $admin_token" "$@" "http://127.0.0.1:$admin_port/admin$path" 2>/dev/null || echo 000
+}
 # json EXPRESSION: evaluates EXPRESSION over the last body, bound to `b`.
 json() { node -e 'const b=JSON.parse(require("fs").readFileSync(process.argv[1],"utf8"));const v=('"$1"');console.log(typeof v==="string"?v:JSON.stringify(v))' "$body" 2>/dev/null; }
 auth() { printf 'Authorization: Bearer %s' "$1"; }
@@ -277,6 +292,24 @@ keys revoke "$doomed_jti"
 status=$(request GET '/v1/pets?limit=1' -H "$(auth "$doomed")")
 if [[ $status == 401 ]]; then ok "revoked key ($doomed_jti) refused on the next request (401)"; else fail "revoked key: $status on the next request"; fi
 
+# ---------------------------------------------------------------------------------------------
+# The admin API, on the admin listener published on the host's loopback only.
+status=$(curl -sS -o "$body" -w '%{http_code}' --max-time 10 "http://127.0.0.1:$admin_port/admin/accounts" 2>/dev/null || echo 000)
+if [[ $status == 401 ]]; then ok "admin API on 127.0.0.1:$admin_port: 401 without a token"; else fail "admin API without a token: $status $(cat "$body")"; fi
+status=$(admin_request GET /accounts/smoke-pro)
+if [[ $status == 200 && $(json b.plan) == pro ]]; then ok "admin API: today's account smoke-pro, plan pro, $(json b.windows.day.used) used of its day"; else fail "admin API, smoke-pro: $status $(cat "$body")"; fi
+admin_victim=$(keys issue --plan pro --sub smoke-admin-revoked)
+admin_victim_jti=$(keys list --json | node -e 'const k=JSON.parse(require("fs").readFileSync(0,"utf8")).find((k)=>k.sub==="smoke-admin-revoked");console.log(k?k.jti:"")')
+[[ $(request GET '/v1/pets?limit=1' -H "$(auth "$admin_victim")") == 200 ]] || fail "the key to revoke from the admin API was refused before"
+seen_today() { [[ $(admin_request GET /accounts/smoke-admin-revoked) == 200 ]]; }
+wait_for 10 seen_today || fail "admin API: smoke-admin-revoked not listed 10 s after its request"
+status=$(admin_request POST "/keys/$admin_victim_jti/revoke")
+if [[ $status == 200 && $(request GET '/v1/pets?limit=1' -H "$(auth "$admin_victim")") == 401 ]]; then
+  ok "admin API: a revoked key ($admin_victim_jti) is refused on the next request (401)"
+else
+  fail "admin API revoke: $status $(cat "$body")"
+fi
+
 say "docker restart of every Redis container"
 redis_ids=("$(container redis)" "$(container pets-redis)")
 docker restart "${redis_ids[@]}" >/dev/null
@@ -284,6 +317,8 @@ for id in "${redis_ids[@]}"; do wait_for 60 healthy "$id" || fail "Redis contain
 wait_for 30 ready || fail "the gateway is not ready 30 s after the Redis restarts"
 status=$(request GET '/v1/pets?limit=1' -H "$(auth "$doomed")")
 if [[ $status == 401 ]]; then ok "revoked key still refused after every Redis restarted empty (401)"; else fail "revoked key after Redis restarts: $status"; fi
+status=$(request GET '/v1/pets?limit=1' -H "$(auth "$admin_victim")")
+if [[ $status == 401 ]]; then ok "a key revoked from the admin API still refused after Redis restarted empty (the gateway-admin volume)"; else fail "admin-revoked key after Redis restarts: $status"; fi
 status=$(request GET "/v1/pets/$first_id" -H "$(auth "$pro")")
 if [[ $status == 200 && $(json b.name) == Rex ]]; then ok "pets survive a pets-redis restart (append-only file)"; else fail "pet $first_id after pets-redis restart: $status $(cat "$body")"; fi
 

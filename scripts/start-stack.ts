@@ -1,11 +1,14 @@
 // `npm start`: the pets core and the gateway in front of it, with embedded defaults (memory store,
-// in-process limits, no Redis) and an ephemeral keyring with one demo key per plan. Prints both
-// URLs and the keys; Ctrl-C stops both cleanly and deletes the keyring.
+// in-process limits, no Redis) and an ephemeral keyring with one demo key per plan, and the
+// gateway's admin listener (metrics, the admin API and console) with a demo admin token. Prints
+// the URLs, the keys and the token; Ctrl-C stops both cleanly and deletes the keyring.
 //
-// Environment: PORT (gateway, 8080), CORE_PORT (core, 8081), HOST (both); everything else is passed
-// through to both processes, so LOG_LEVEL=warn npm start quiets them.
+// Environment: PORT (gateway, 8080), CORE_PORT (core, 8081), METRICS_PORT (the gateway's admin
+// listener, 9464, always on loopback), HOST (both); everything else is passed through to both
+// processes, so LOG_LEVEL=warn npm start quiets them.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,11 +21,11 @@ const CORE_MAIN = fileURLToPath(import.meta.resolve('@animal-store/core/main'));
 const GATEWAY_MAIN = fileURLToPath(import.meta.resolve('@animal-store/gateway/main'));
 
 /**
- * PORT and CORE_PORT, checked before anything starts or is printed: each a whole number from 0 to
- * 65535 (empty means unset, as for the services), and not the same port (0, a free port each,
- * aside). Problems name the variable, as the services' do.
+ * PORT, CORE_PORT and METRICS_PORT, checked before anything starts or is printed: each a whole
+ * number from 0 to 65535 (empty means unset, as for the services), and no two the same port (0, a
+ * free port each, aside). Problems name the variable, as the services' do.
  */
-function stackPorts(env: NodeJS.ProcessEnv): { gateway: number; core: number } | { problems: string[] } {
+function stackPorts(env: NodeJS.ProcessEnv): { gateway: number; core: number; admin: number } | { problems: string[] } {
   const problems: string[] = [];
   const read = (name: string, fallback: number): number => {
     const text = env[name] ?? '';
@@ -34,10 +37,15 @@ function stackPorts(env: NodeJS.ProcessEnv): { gateway: number; core: number } |
   };
   const gateway = read('PORT', 8080);
   const core = read('CORE_PORT', 8081);
-  if (gateway === core && gateway !== 0) {
-    problems.push(`PORT and CORE_PORT: both are ${gateway}; the gateway and the core need a port each (or 0 for a free one)`);
-  }
-  return problems.length > 0 ? { problems } : { gateway, core };
+  const admin = read('METRICS_PORT', 9464);
+  const named = { PORT: gateway, CORE_PORT: core, METRICS_PORT: admin };
+  const entries = Object.entries(named);
+  entries.forEach(([name, port], i) => {
+    for (const [other, second] of entries.slice(i + 1)) {
+      if (port === second && port !== 0) problems.push(`${name} and ${other}: both are ${port}; each needs a port of its own (or 0 for a free one)`);
+    }
+  });
+  return problems.length > 0 ? { problems } : { gateway, core, admin };
 }
 
 const node = nodeSupport(process.version);
@@ -70,13 +78,31 @@ function shellWord(value: string): string {
 }
 
 /**
- * The one line that sets what the documentation's examples use: `KEY` (the pro key, as the README
- * says), `FREE_KEY`, `ENTERPRISE_KEY`, `KEYS_DIR` and `PLANS_FILE`, so they need not be copied
- * one by one.
+ * The demo admin token, in a token file of the throwaway keyring (named `demo` in the audit log).
+ * 24 random bytes as base64url: the 32 characters an admin token needs at least.
  */
-function exportLine(keys: readonly { plan: string; token: string }[]): string {
+function demoAdminToken(): { token: string; file: string } {
+  const token = randomBytes(24).toString('base64url');
+  const file = join(keysDir, 'admin-tokens');
+  writeFileSync(file, `demo:${token}\n`, { mode: 0o600 });
+  return { token, file };
+}
+
+/**
+ * The one line that sets what the documentation's examples use: `KEY` (the pro key, as the README
+ * says), `FREE_KEY`, `ENTERPRISE_KEY`, `KEYS_DIR`, `PLANS_FILE` and `ADMIN_TOKEN`, so they need
+ * not be copied one by one.
+ */
+function exportLine(keys: readonly { plan: string; token: string }[], adminToken: string): string {
   const token = (plan: string) => keys.find((key) => key.plan === plan)?.token ?? '';
-  const values = { KEY: token('pro'), FREE_KEY: token('free'), ENTERPRISE_KEY: token('enterprise'), KEYS_DIR: keysDir, PLANS_FILE: plansFile };
+  const values = {
+    KEY: token('pro'),
+    FREE_KEY: token('free'),
+    ENTERPRISE_KEY: token('enterprise'),
+    KEYS_DIR: keysDir,
+    PLANS_FILE: plansFile,
+    ADMIN_TOKEN: adminToken,
+  };
   return `export ${Object.entries(values)
     .map(([name, value]) => `${name}=${shellWord(value)}`)
     .join(' ')}`;
@@ -150,12 +176,17 @@ process.on('SIGTERM', () => stopAll(0));
 try {
   const corePort = await portFor('CORE_PORT', ports.core);
   const gatewayPort = await portFor('PORT', ports.gateway);
+  const adminPort = await portFor('METRICS_PORT', ports.admin);
   const core = await launch('core', CORE_MAIN, corePort, {});
   children.push(core.child);
   const keys = await demoKeys();
   const files = keyringFiles(keysDir);
   if (process.env.PLANS_FILE === undefined) copyFileSync(DEFAULT_PLANS_FILE, plansFile);
+  const admin = demoAdminToken();
   const gateway = await launch('gateway', GATEWAY_MAIN, gatewayPort, {
+    // The admin listener stays on loopback whatever HOST says (METRICS_HOST's default).
+    METRICS_PORT: String(adminPort),
+    ADMIN_TOKEN_FILE: admin.file,
     PLANS_FILE: plansFile,
     UPSTREAM_URL: core.url,
     JWKS_FILE: files.jwks,
@@ -176,12 +207,13 @@ try {
       '',
       `  gateway  ${gateway.url}   (the API: ${gateway.url}/v1/pets)`,
       `  core     ${core.url}   (behind the gateway)`,
+      `  admin    http://127.0.0.1:${adminPort}/admin   (the admin console and API; the token is ADMIN_TOKEN below)`,
       '',
       '  demo API keys (valid 24 h, gone when this stops):',
       ...keys.map((key) => `    ${key.plan.padEnd(10)} ${key.token}`),
       '',
       '  for the examples of the README and docs/ (KEY is the pro key there), paste in another terminal:',
-      `  ${exportLine(keys)}`,
+      `  ${exportLine(keys, admin.token)}`,
       `  curl -s ${gateway.url}/v1/pets -H "Authorization: Bearer $KEY"`,
       `  revoke one: KEYS_DIR=${shellWord(keysDir)} npm run keys -- revoke ${keys[0]?.jti}`,
       '  Ctrl-C stops both.',

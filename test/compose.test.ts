@@ -99,7 +99,8 @@ test('the staging override is valid and only changes who the keys are for', () =
 test("the gateway gets the keyring's public files and the plans as read-only directory mounts", () => {
   const gateway = compose.services.gateway;
   const env = envOf(gateway);
-  const mounts = (gateway?.volumes ?? []).map((volume) => {
+  const binds = (gateway?.volumes ?? []).filter((volume) => typeof volume !== 'object' || volume.type !== 'volume');
+  const mounts = binds.map((volume) => {
     // The long syntax: a missing directory is an error, not an empty directory made by Docker.
     assert.ok(typeof volume === 'object', `use the long volume syntax: ${String(volume)}`);
     assert.equal(volume.type, 'bind');
@@ -167,11 +168,30 @@ test('dclint finds no error and no warning', () => {
   }
 });
 
-test('only the gateway publishes a port: 8080 unless ANIMAL_STORE_PORT says otherwise', () => {
+test('only the gateway publishes ports: 8080 unless ANIMAL_STORE_PORT says otherwise, and its admin listener on the loopback only', () => {
   for (const [name, service] of services) {
-    if (name === 'gateway') assert.deepEqual(service.ports, ['${ANIMAL_STORE_PORT:-8080}:8080']);
+    if (name === 'gateway') assert.deepEqual(service.ports, ['127.0.0.1:${ANIMAL_STORE_ADMIN_PORT:-9464}:9464', '${ANIMAL_STORE_PORT:-8080}:8080']);
     else assert.equal(service.ports, undefined, `${name} must not publish ports`);
   }
+  assert.equal(envOf(compose.services.gateway).METRICS_PORT, '9464', 'the port published on the loopback is the admin listener');
+});
+
+test('the admin API: tokens as a secret file, its deny-list on a volume the gateway may write', () => {
+  const gateway = compose.services.gateway as Service & { secrets?: { source: string; target: string }[] };
+  const env = envOf(gateway);
+  const secrets = (compose as { secrets?: Record<string, { file?: string }> }).secrets ?? {};
+  assert.deepEqual(gateway.secrets, [{ source: 'admin-tokens', target: 'admin-tokens' }]);
+  assert.equal(secrets['admin-tokens']?.file, '${ANIMAL_STORE_ADMIN_TOKENS:-./admin-tokens}');
+  assert.equal(env.ADMIN_TOKEN_FILE, '/run/secrets/admin-tokens');
+  const volume = (gateway.volumes ?? []).find((mount) => typeof mount === 'object' && mount.type === 'volume');
+  assert.ok(typeof volume === 'object' && volume.source === 'gateway-admin');
+  assert.equal(env.ADMIN_REVOCATIONS_FILE, `${volume.target}/revoked.json`);
+  // A named volume takes the owner of the image's directory: the gateway's user must own it.
+  assert.ok(
+    instructionsOf(dockerfile, 'gateway').some((i) => i.keyword === 'RUN' && i.args.includes(`-o node`) && i.args.endsWith(volume.target ?? '')),
+    'the image makes the directory, owned by node',
+  );
+  assert.ok(isDockerignored('admin-tokens', dockerignore), 'the token file stays out of the build context');
 });
 
 test('every service restarts, has a healthcheck and waits for healthy dependencies', () => {
@@ -213,7 +233,8 @@ test('the services find each other: URLs name services on the ports their images
   const upstream = new URL(envOf(compose.services.gateway).UPSTREAM_URL ?? '');
   assert.equal(upstream.hostname, 'core');
   assert.equal(upstream.port, expose('core'));
-  assert.equal(withDefaults(String(compose.services.gateway?.ports?.[0])), `${expose('gateway')}:${expose('gateway')}`);
+  const published = (compose.services.gateway?.ports ?? []).map((port) => withDefaults(String(port)));
+  assert.ok(published.includes(`${expose('gateway')}:${expose('gateway')}`), published.join(', '));
   const petsRedis = new URL(envOf(compose.services.core).PETS_REDIS_URL ?? '').hostname;
   assert.equal(compose.services[petsRedis]?.image?.startsWith('redis:'), true, `${petsRedis} is not a Redis service`);
 });

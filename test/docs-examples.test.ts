@@ -36,6 +36,10 @@ const STACK_ENV = { CORS_ORIGINS: 'https://app.example.com', LOG_LEVEL: 'warn' }
 interface Stack {
   readonly gateway: URL;
   readonly core: URL;
+  /** The gateway's admin listener (`localhost:9464` in the documentation). */
+  readonly admin: URL;
+  /** The demo admin token, printed in the banner's `export` line. */
+  readonly adminToken: string;
   readonly keys: Readonly<Record<'free' | 'pro' | 'business' | 'enterprise', string>>;
   /** The stack's throwaway keyring, printed in its `revoke one: KEYS_DIR=…` line. */
   readonly keysDir: string;
@@ -47,7 +51,7 @@ interface Stack {
 async function startStack(): Promise<Stack> {
   const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', LAUNCHER], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', PORT: '0', CORE_PORT: '0', ...STACK_ENV },
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', PORT: '0', CORE_PORT: '0', METRICS_PORT: '0', ...STACK_ENV },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   // Never leave the stack behind, even when this process ends without running `after`.
@@ -76,9 +80,11 @@ async function startStack(): Promise<Stack> {
   return {
     gateway: new URL(find(/^ {2}gateway {2}(http:\/\/\S+)/m, 'gateway URL')),
     core: new URL(find(/^ {2}core {5}(http:\/\/\S+)/m, 'core URL')),
+    admin: new URL(find(/^ {2}admin {4}(http:\/\/\S+)/m, 'admin URL')),
+    adminToken: find(/^ {2}export .* ADMIN_TOKEN=(\S+)$/m, 'admin token'),
     keys: { free: key('free'), pro: key('pro'), business: key('business'), enterprise: key('enterprise') },
     keysDir: find(/revoke one: KEYS_DIR=(\S+) /, 'keyring directory'),
-    plansFile: find(/^ {2}export .* PLANS_FILE=(\S+)$/m, 'plans file'),
+    plansFile: find(/^ {2}export .* PLANS_FILE=(\S+)(?: |$)/m, 'plans file'),
     async stop() {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGINT');
       const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
@@ -90,9 +96,10 @@ async function startStack(): Promise<Stack> {
   };
 }
 
-/** The documented addresses (`localhost:8080`, `127.0.0.1:8081`…) replaced by the stack's. */
+/** The documented addresses (`localhost:8080`, `127.0.0.1:8081`, `localhost:9464`…) replaced by the stack's. */
 function onStack(text: string, stack: Stack): string {
-  return text.replace(/\b(?:localhost|127\.0\.0\.1):(8080|8081)\b/g, (_, port: string) => (port === '8080' ? stack.gateway.host : stack.core.host));
+  const hosts: Record<string, string> = { '8080': stack.gateway.host, '8081': stack.core.host, '9464': stack.admin.host };
+  return text.replace(/\b(?:localhost|127\.0\.0\.1):(8080|8081|9464)\b/g, (_, port: string) => hosts[port] as string);
 }
 
 /**
@@ -152,6 +159,7 @@ describe('documentation examples, run against npm start', { skip: commandSkipRea
         ENTERPRISE_KEY: stack.keys.enterprise,
         KEYS_DIR: stack.keysDir,
         PLANS_FILE: stack.plansFile,
+        ADMIN_TOKEN: stack.adminToken,
       };
       for (const example of examples) {
         const title = `${example.file}:${example.line} $ ${example.command.split('\n')[0]}`;

@@ -13,7 +13,7 @@ const LAUNCHER = fileURLToPath(new URL('../scripts/start-stack.ts', import.meta.
 
 test('npm start runs the core and the gateway, prints both URLs and demo keys, and Ctrl-C stops both', async () => {
   const child = spawn(process.execPath, ['--import', 'tsx', LAUNCHER], {
-    env: { PATH: process.env.PATH ?? '', PORT: '0', CORE_PORT: '0' },
+    env: { PATH: process.env.PATH ?? '', PORT: '0', CORE_PORT: '0', METRICS_PORT: '0' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -60,8 +60,9 @@ test('npm start runs the core and the gateway, prints both URLs and demo keys, a
 });
 
 /**
- * The banner's `export` line names exactly the five variables the documentation's examples use,
- * each key of the plan the docs say, and the banner's sample curl, pasted after it, works.
+ * The banner's `export` line names exactly the six variables the documentation's examples use,
+ * each key of the plan the docs say, the admin token the admin listener takes, and the banner's
+ * sample curl, pasted after it, works.
  */
 async function checkExportLine(banner: string, gateway: string): Promise<void> {
   const line = /^ {2}(export .+)$/m.exec(banner)?.[1];
@@ -72,7 +73,11 @@ async function checkExportLine(banner: string, gateway: string): Promise<void> {
       .split(' ')
       .map((pair) => pair.split('=') as [string, string]),
   );
-  assert.deepEqual(Object.keys(values), ['KEY', 'FREE_KEY', 'ENTERPRISE_KEY', 'KEYS_DIR', 'PLANS_FILE']);
+  assert.deepEqual(Object.keys(values), ['KEY', 'FREE_KEY', 'ENTERPRISE_KEY', 'KEYS_DIR', 'PLANS_FILE', 'ADMIN_TOKEN']);
+  const admin = /^ {2}admin {4}(http:\/\/127\.0\.0\.1:\d+\/admin) /m.exec(banner)?.[1];
+  assert.ok(admin, `the admin listener is printed:\n${banner}`);
+  const accounts = await fetch(`${admin}/accounts`, { headers: { authorization: `Bearer ${values.ADMIN_TOKEN}` } });
+  assert.equal(accounts.status, 200, 'ADMIN_TOKEN opens the admin API');
   const printed = (plan: string) => new RegExp(`^ {4}${plan} +(\\S+)$`, 'm').exec(banner)?.[1];
   assert.deepEqual([values.KEY, values.FREE_KEY, values.ENTERPRISE_KEY], [printed('pro'), printed('free'), printed('enterprise')]);
   for (const [name, plan] of [
@@ -102,7 +107,7 @@ test("npm start with the gateway's port taken says so and how to pick another, b
   try {
     const port = (holder.address() as AddressInfo).port;
     const child = spawn(process.execPath, ['--import', 'tsx', LAUNCHER], {
-      env: { PATH: process.env.PATH ?? '', PORT: String(port), CORE_PORT: '0' },
+      env: { PATH: process.env.PATH ?? '', PORT: String(port), CORE_PORT: '0', METRICS_PORT: '0' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
@@ -131,16 +136,18 @@ async function launcherRun(env: Record<string, string>): Promise<{ code: number 
 
 // Issue 29, point 16: bad ports were not named (`options.port should be >= 0 and < 65536`), and
 // equal ports printed the banner and the demo keys before the gateway failed.
-test('npm start with a bad PORT or CORE_PORT, or both the same, names the variable and exits 2 before starting or printing anything', async () => {
+test('npm start with a bad PORT or CORE_PORT, or two ports the same, names the variable and exits 2 before starting or printing anything', async () => {
   const holder = createServer();
   await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
   const port = String((holder.address() as AddressInfo).port);
   await new Promise((resolve) => holder.close(resolve));
-  const cases = [
+  const cases: { env: Record<string, string>; named: RegExp }[] = [
     { env: { PORT: 'abc', CORE_PORT: '0' }, named: /^ {2}- PORT: must be a whole number from 0 to 65535 .*"abc"$/m },
     { env: { PORT: '0', CORE_PORT: '70000' }, named: /^ {2}- CORE_PORT: must be a whole number from 0 to 65535 .*"70000"$/m },
     { env: { PORT: '-1', CORE_PORT: '8.5' }, named: /- PORT: .*\n {2}- CORE_PORT: / },
     { env: { PORT: port, CORE_PORT: port }, named: new RegExp(`^ {2}- PORT and CORE_PORT: both are ${port}; `, 'm') },
+    { env: { PORT: '0', CORE_PORT: port, METRICS_PORT: port }, named: new RegExp(`^ {2}- CORE_PORT and METRICS_PORT: both are ${port}; `, 'm') },
+    { env: { PORT: '0', CORE_PORT: '0', METRICS_PORT: 'x' }, named: /^ {2}- METRICS_PORT: must be a whole number from 0 to 65535 .*"x"$/m },
   ];
   const results = await Promise.all(cases.map(({ env }) => launcherRun(env)));
   for (const [i, { env, named }] of cases.entries()) {

@@ -19,10 +19,12 @@ import { createLinkRewriter } from './http/link-rewrite.js';
 import { createUpstream, upstreamPrefix, type Upstream } from './proxy/index.js';
 import type { ChannelToPrimary } from './ratelimit/primary/index.js';
 import { createRedisClient, observeRedis, redisKeyNames, type RedisClient } from './redis/index.js';
-import { gatewayOperations, loadOperations, type Operation } from './routing/index.js';
+import { apiOperations, type Operation } from './routing/index.js';
 import { createAuthentication } from './wiring/authentication.js';
 import { notReady, type ReadinessCheck } from './pipeline/steps/service-paths.js';
-import { createRateLimitingFromConfig } from './wiring/rate-limiting.js';
+import { createRateLimitingFromConfig, NO_CEILINGS_ON_CLUSTER } from './wiring/rate-limiting.js';
+import { createLedgerWiring } from './wiring/admin-ledger.js';
+import { createAdmin, prepareAdmin, unavailableWhenFailing, type AccountBook } from './admin/index.js';
 import { redisReadiness } from './wiring/redis-readiness.js';
 
 export interface BuildDeps {
@@ -61,6 +63,11 @@ export interface BuiltGateway {
   readonly metricsServer: Server | undefined;
   /** The metrics of this gateway, when METRICS_PORT is set: a worker hands them to its primary. */
   readonly metricsRegistry: Registry | undefined;
+  /**
+   * The admin API's book of accounts, where this process keeps the limits (with ADMIN_TOKEN_FILE):
+   * a lone worker answers its primary's admin questions from it.
+   */
+  readonly book: AccountBook | undefined;
   /** This gateway's own readiness (its upstream, Redis): `true`, or the names of what is not ready. */
   readiness(): Promise<true | string[]>;
   /** Closes what the server used, once it stopped taking requests. */
@@ -75,8 +82,7 @@ export interface BuiltGateway {
 export function buildGateway(config: GatewayConfig, deps: BuildDeps): BuiltGateway {
   const { logger } = deps;
   const now = deps.now ?? Date.now;
-  const backendOperations = loadOperations(config.openApiFile, { basePath: config.publicBasePath });
-  const basePath = backendOperations[0]?.basePath ?? (config.publicBasePath === '/' ? '' : (config.publicBasePath ?? ''));
+  const { all: operations, basePath } = apiOperations(config.openApiFile, config.publicBasePath);
   // What the API's consumers see: the backend's document plus the gateway's additions. Throws
   // (and the gateway does not start) when the backend's document has a path the gateway answers.
   const docUrl = config.deprecationDocUrl ?? DEPRECATION_NOTES_PATH;
@@ -89,7 +95,8 @@ export function buildGateway(config: GatewayConfig, deps: BuildDeps): BuiltGatew
     throw new Error(`OPENAPI_FILE ${config.openApiFile}: ${(error as Error).message}`);
   }
   const docs = createDocs({ document, documentPath: `${basePath}${DOCUMENT_PATH}`, deprecationNotesUrl: docUrl });
-  const operations = [...backendOperations, ...gatewayOperations(basePath)];
+  const operationIds = new Set(operations.map((operation) => operation.operationId));
+  const plansContext = { operations: operationIds, ...(config.redis?.cluster === true ? { noCeilings: NO_CEILINGS_ON_CLUSTER } : {}) };
   const upstreamBase = upstreamPrefix(config.upstream.url, config.upstream.basePath, basePath);
   const linkRewriter = config.upstream.rewriteLinks
     ? createLinkRewriter({ upstreamOrigin: config.upstream.url.origin, upstreamPrefix: upstreamBase, publicPrefix: basePath })
@@ -103,13 +110,14 @@ export function buildGateway(config: GatewayConfig, deps: BuildDeps): BuiltGatew
     revocations = createRedisRevocations(redis, {
       key: names.revoked,
       channel: names.revokedChannel,
+      later: names.revokedLater,
       // On a Cluster a publisher cannot count who it told: no process vouches for a key there.
       ...(config.redis.cluster ? {} : { acks: names.revokedAcks }),
       batchWindowMs: config.redis.batchWindowMs,
     });
   }
   const source = {};
-  const rateLimiting = createRateLimitingFromConfig(config.rateLimits, {
+  const limits = createRateLimitingFromConfig(config.rateLimits, {
     source,
     redis:
       redis === undefined || config.redis === undefined
@@ -125,10 +133,29 @@ export function buildGateway(config: GatewayConfig, deps: BuildDeps): BuiltGatew
     now,
     ...(deps.redisNow === undefined ? {} : { redisNow: deps.redisNow }),
     primary: deps.worker?.limits,
-    operationIds: new Set(operations.map((operation) => operation.operationId)),
+    operationIds,
   });
+  const rateLimiting = limits?.rateLimiting;
+  // The admin API's tokens and deny-list, when this process serves its listener (a worker's primary does).
+  const adminTokens = deps.worker === undefined && config.metrics !== undefined ? prepareAdmin(config) : undefined;
+  // With the admin API on, its ledger is written from this gateway's decisions wherever it serves.
+  const ledger =
+    config.admin === undefined || limits === undefined
+      ? undefined
+      : createLedgerWiring(config.rateLimits, {
+          limits,
+          redis: redis === undefined || config.redis === undefined ? undefined : { client: redis, prefix: config.redis.prefix },
+          primary: deps.worker?.limits,
+          now,
+          recordNow: deps.now,
+          source,
+        });
   // With limits in Redis, the deny-list is asked in the limit's round trip; otherwise on its own.
-  const authentication = createAuthentication(config.auth, { now, redisRevocations: rateLimiting?.checksRevocation === true ? undefined : revocations });
+  const authentication = createAuthentication(config.auth, {
+    now,
+    redisRevocations: rateLimiting?.checksRevocation === true ? undefined : revocations,
+    adminRevocationsFile: config.admin?.revocationsFile,
+  });
   const readiness = redis === undefined ? [] : [redisReadiness(redis, rateLimiting?.warm)];
   // Ready once the deny-list's copy is loaded: before it, a Redis hiccup would refuse every key.
   if (revocations !== undefined) readiness.push({ name: 'revocations copy', ready: async () => revocations.copied() });
@@ -152,7 +179,25 @@ export function buildGateway(config: GatewayConfig, deps: BuildDeps): BuiltGatew
                   ),
           plansVersion: rateLimiting?.plansVersion,
         });
-  const metricsServer = metrics === undefined || deps.worker !== undefined ? undefined : createMetricsServer(metrics.registry);
+  const book = ledger?.book;
+  const adminSource = book === undefined || redis === undefined ? book : unavailableWhenFailing(book, 'Redis');
+  const admin =
+    adminTokens === undefined || metrics === undefined
+      ? undefined
+      : createAdmin({
+          config: () => config,
+          tokens: () => adminTokens,
+          source: () => adminSource,
+          redis: () => redis,
+          plans: () =>
+            limits === undefined ? undefined : { content: limits.plans.content(), version: limits.plans.version(), anonymous: limits.plans.anonymous() },
+          plansContext: () => plansContext,
+          metrics: () => metrics.registry.getMetricsAsJSON(),
+          workers: () => 1,
+          logger,
+          now,
+        });
+  const metricsServer = metrics === undefined || deps.worker !== undefined ? undefined : createMetricsServer(metrics.registry, admin);
   const ownChecks: ReadinessCheck[] = [{ name: 'upstream', ready: () => upstream.ready() }, ...readiness];
   const othersReady = deps.worker?.othersReady;
   if (othersReady !== undefined) readiness.push(othersReady);
@@ -167,12 +212,14 @@ export function buildGateway(config: GatewayConfig, deps: BuildDeps): BuiltGatew
     redis,
     metricsServer,
     metricsRegistry: metrics?.registry,
+    book: ledger?.book,
     async readiness() {
       const down = await notReady(ownChecks);
       return down.length === 0 ? true : down;
     },
     async close() {
       unsubscribe();
+      ledger?.stop();
       metrics?.stop();
       metricsServer?.closeAllConnections();
       metricsServer?.close();

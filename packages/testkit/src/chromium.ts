@@ -11,23 +11,28 @@ export function chromiumSkipReason(): string | false {
 }
 
 /**
- * Headless Chromium, one process per call, each with a profile of its own. It resolves no host
- * name but the loopback addresses, so a page that reaches for a CDN renders without it (and the
- * test that looks at it fails) instead of quietly loading it.
+ * How every test runs Chromium: headless, and resolving no host name but the loopback addresses,
+ * so a page that reaches for a CDN renders without it (and the test that looks at it fails)
+ * instead of quietly loading it.
  */
+export const CHROMIUM_FLAGS: readonly string[] = [
+  '--headless=new',
+  '--no-sandbox', // tests run as root in CI
+  '--disable-gpu',
+  '--no-first-run',
+  '--no-default-browser-check',
+  '--disable-extensions',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE localhost, EXCLUDE 127.0.0.1',
+];
+
+/** Headless Chromium, one process per call, each with a profile of its own (`CHROMIUM_FLAGS`). */
 function runChromium(url: string, args: readonly string[], timeoutMs = 60_000): Promise<string> {
   const profile = temporaryDir('chromium-profile-');
   const flags = [
-    '--headless=new',
-    '--no-sandbox', // tests run as root in CI
-    '--disable-gpu',
-    '--no-first-run',
-    '--no-default-browser-check',
-    '--disable-extensions',
-    '--disable-background-networking',
-    '--disable-component-update',
-    '--disable-sync',
-    '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE localhost, EXCLUDE 127.0.0.1',
+    ...CHROMIUM_FLAGS,
     `--user-data-dir=${profile}`,
     // Runs the page's scripts and timers up to this much virtual time, then reports.
     '--virtual-time-budget=20000',

@@ -1,4 +1,5 @@
 export { chromiumSkipReason, renderedDom, screenshot } from './chromium.js';
+export { openPage, type BrowserPage } from './chromium-page.js';
 export { TEST_ENV } from './config.js';
 export { freePort } from './free-port.js';
 export { startRedisCluster, type RedisCluster } from './redis-cluster.js';

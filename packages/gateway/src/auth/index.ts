@@ -20,8 +20,8 @@ export {
   NO_REVOCATIONS,
   RevocationsUnavailableError,
   type RedisRevocations,
-  type RevocationFile,
   type RevocationList,
 } from './revocations.js';
-export { CONFIRM_WAIT_MS, revokeInRedis, type RevokedInRedis } from './revoke-in-redis.js';
+export { CONFIRM_WAIT_MS, createRedisRevoker, type RevokedInRedis } from './revoke-in-redis.js';
+export { addToDenyList, ensureDenyList, readDenyList, type RevocationFile } from './deny-list-file.js';
 export { VerifiedKeyCache } from './verified-key-cache.js';

@@ -1,17 +1,13 @@
-import { readFileSync } from 'node:fs';
 import { publishRedisDegraded } from '../events/index.js';
 import { watchFile } from '../sources/watched-file.js';
 import { createBatch, type RedisClient } from '../redis/index.js';
+import { readDenyList } from './deny-list-file.js';
+import { createPendingRevocations } from './pending-revocations.js';
 
 /** The deny-list of key ids (`jti`), consulted on every request. */
 export interface RevocationList {
   isRevoked(keyId: string): Promise<boolean>;
   close(): void;
-}
-
-/** The file format the `keys` CLI writes: `{"revoked": {"<jti>": "<ISO date>"}}`. */
-export interface RevocationFile {
-  readonly revoked: Record<string, string>;
 }
 
 /**
@@ -27,15 +23,6 @@ export class RevocationsUnavailableError extends Error {
 
 /** No deny-list at all (no file configured, no Redis). */
 export const NO_REVOCATIONS: RevocationList = { isRevoked: async () => false, close() {} };
-
-/** The key ids of a deny-list file; throws when it cannot be read or is not one. */
-function readRevocationFile(file: string): Set<string> {
-  const parsed = JSON.parse(readFileSync(file, 'utf8')) as Partial<RevocationFile> | null;
-  if (parsed === null || typeof parsed !== 'object' || typeof parsed.revoked !== 'object' || parsed.revoked === null) {
-    throw new Error('expected {"revoked": {"<jti>": "<date>"}}');
-  }
-  return new Set(Object.keys(parsed.revoked));
-}
 
 /**
  * Every list at once: a key is revoked when any of them says so. The operator's file (the
@@ -60,23 +47,26 @@ export function anyOfRevocations(lists: readonly RevocationList[]): RevocationLi
 /**
  * A deny-list file (the keyring's `public/revoked.json`), alone or beside Redis's. The file is looked at for every check (one
  * `stat` per event-loop turn, see `watchFile`; re-read only when it changed), so a revocation
- * applies from the very next request. It must be readable at start (the gateway refuses to start
- * otherwise: a wrong path must not mean "nothing is revoked"). Later, a file that disappears or is
- * caught mid-write keeps the last list: deleting it must not lift every revocation (an empty
- * `{"revoked": {}}` does that on purpose).
+ * applies from the very next request. A key is refused from the date the file gives it: at once
+ * for a revocation, at the end of its grace period for a rerolled key (`keys reroll --grace`);
+ * only a key found in the file costs a look at the clock. The file must be readable at start (the
+ * gateway refuses to start otherwise: a wrong path must not mean "nothing is revoked"). Later, a
+ * file that disappears or is caught mid-write keeps the last list: deleting it must not lift every
+ * revocation (an empty `{"revoked": {}}` does that on purpose). `setting` names it in messages.
  */
-export function createFileRevocations(file: string): RevocationList {
+export function createFileRevocations(file: string, now: () => number = Date.now, setting = 'REVOCATIONS_FILE'): RevocationList {
   let watched;
   try {
-    watched = watchFile(file, readRevocationFile, { setting: 'REVOCATIONS_FILE' });
+    watched = watchFile(file, readDenyList, { setting });
   } catch (error) {
-    throw new Error(
-      `REVOCATIONS_FILE ${file} cannot be read as a deny-list (${(error as Error).message}); the keyring's revoked.json, or {"revoked": {}} for none`,
-    );
+    throw new Error(`${setting} ${file} cannot be read as a deny-list (${(error as Error).message}); the keyring's revoked.json, or {"revoked": {}} for none`);
   }
   const list = watched;
   return {
-    isRevoked: async (keyId) => list.current().has(keyId),
+    async isRevoked(keyId) {
+      const from = list.current().get(keyId);
+      return from !== undefined && from <= now();
+    },
     close() {},
   };
 }
@@ -95,6 +85,11 @@ export interface RedisRevocationsOptions {
    * (`knownNotRevoked`); on a Redis Cluster, where a publisher cannot count who it told, it is left out.
    */
   readonly acks?: string;
+  /**
+   * The hash of keys refused only from a date (`revokedLater`, written by `keys reroll --grace`):
+   * each is moved into the deny-list when its date comes (see `createPendingRevocations`).
+   */
+  readonly later?: string;
   /** How often the local copy used during Redis outages is refreshed. */
   readonly snapshotEveryMs?: number;
   /** How long a batch of checks stays open (see `createBatch`): 0 ends it with the event-loop turn. */
@@ -144,7 +139,18 @@ export function createRedisRevocations(redis: RedisClient, options: RedisRevocat
   let subscribed = false;
   /** Per refresh under way, the ids learnt meanwhile: a page read before they were added lacks them. */
   const learning = new Set<Set<string>>();
+  const remember = (keyId: string) => {
+    snapshot.add(keyId);
+    for (const learnt of learning) learnt.add(keyId);
+  };
+  const pending =
+    options.later === undefined
+      ? undefined
+      : createPendingRevocations(redis, { key: options.key, later: options.later, channel: options.channel, onRevoked: remember });
+  /** What the copy says: in the set, or past its date among the pending keys. */
+  const inCopy = (keyId: string) => snapshot.has(keyId) || pending?.due(keyId) === true;
   const refresh = () => {
+    void pending?.refresh();
     const learnt = new Set<string>();
     learning.add(learnt);
     return redis.sMembers(options.key).then(
@@ -175,11 +181,7 @@ export function createRedisRevocations(redis: RedisClient, options: RedisRevocat
   });
   const fromCopy = (keyId: string) => {
     if (!loaded) throw new RevocationsUnavailableError(new Error('Redis did not answer and no copy of the deny-list was loaded yet'));
-    return snapshot.has(keyId);
-  };
-  const remember = (keyId: string) => {
-    snapshot.add(keyId);
-    for (const learnt of learning) learnt.add(keyId);
+    return inCopy(keyId);
   };
   if (options.channel !== undefined) {
     const { acks } = options;
@@ -214,15 +216,16 @@ export function createRedisRevocations(redis: RedisClient, options: RedisRevocat
       } catch (error) {
         publishRedisDegraded({ part: 'revocations', error });
         if (!loaded) throw new RevocationsUnavailableError(error);
-        return snapshot.has(keyId);
+        return inCopy(keyId);
       }
     },
     fromCopy,
     remember,
-    knownNotRevoked: (keyId) => options.acks !== undefined && subscribed && sure === subscription && !snapshot.has(keyId),
+    knownNotRevoked: (keyId) => options.acks !== undefined && subscribed && sure === subscription && !inCopy(keyId),
     copied: () => loaded && listening,
     close() {
       clearInterval(timer);
+      pending?.close();
     },
   };
 }

@@ -8,7 +8,8 @@ const STOPPED: Record<KeyStopped, (key: IssuedKey) => string> = {
 };
 
 /**
- * `keys list` as a table for a terminal: one line a key, columns padded, the header first. Cells
+ * `keys list` as a table for a terminal: one line a key, columns padded, the header first. A key
+ * rerolled with a grace period is revoked `from` the end of it, and accepted until then. Cells
  * come from the keyring's files: a line feed or an escape in one is shown escaped, not obeyed.
  */
 export function keyTable(keys: ReturnType<typeof listKeys>): string {
@@ -18,7 +19,7 @@ export function keyTable(keys: ReturnType<typeof listKeys>): string {
       k.sub,
       k.plan,
       k.expiresAt ?? 'never',
-      k.revokedAt === undefined ? 'no' : `yes (${k.revokedAt})`,
+      k.revokedAt === undefined ? 'no' : k.stopped === 'revoked' ? `yes (${k.revokedAt})` : `from ${k.revokedAt}`,
       k.stopped === undefined ? 'yes' : `no: ${STOPPED[k.stopped](k)}`,
     ].map((cell) => printable(cell)),
   );

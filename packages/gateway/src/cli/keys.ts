@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
-import { CONFIRM_WAIT_MS, isHeaderSafe, isJwtShaped, PLANS, revokeInRedis, type CustomLimits, type Plan, type RevokedInRedis } from '../auth/index.js';
-import { CLI_ENV } from '../config/cli-env.js';
+import { CONFIRM_WAIT_MS, createRedisRevoker, isHeaderSafe, isJwtShaped, PLANS, type CustomLimits, type Plan, type RevokedInRedis } from '../auth/index.js';
+import { CLI_ENV, type CliEnv } from '../config/cli-env.js';
 import { dirname } from 'node:path';
 import {
   initKeyring,
@@ -9,12 +9,13 @@ import {
   KeyringError,
   listKeys,
   parseDuration,
+  rerollKey,
   retireKey,
   revokeKey,
   rotateKey,
   verifiedKeyIdOf,
 } from '../keyring/index.js';
-import { createRedisClient } from '../redis/index.js';
+import { createRedisClient, redisKeyNames } from '../redis/index.js';
 import { keyTable } from './key-table.js';
 import { printable } from './printable.js';
 
@@ -27,6 +28,10 @@ const USAGE = `usage: npm run keys -- <command> [options]
                                                REDIS_URL is set (fails if Redis does not answer);
                                                given the key itself, verifies it against the
                                                keyring first, then takes its id
+  reroll <jti> --grace 24h [--ttl 90d]         a new key for the same account and plan (printed);
+                                               the old key is refused once the grace period is
+                                               over (--grace 0: at once), in public/revoked.json
+                                               and in Redis when REDIS_URL is set
   list [--json]                                issued keys: id, account, plan, expiry, revoked,
                                                and whether a gateway still accepts each
   rotate                                       new signing kid; old kids keep verifying
@@ -57,8 +62,11 @@ async function run(argv: string[]): Promise<void> {
   // Key ids and kids are base64url and may start with "-": after `revoke` and `retire`, which take
   // no options, every word is an argument.
   const takesIdOnly = argv[0] === 'revoke' || argv[0] === 'retire';
+  // `reroll <jti> --grace …`: the id comes first, options after it.
+  const idFirst = argv[0] === 'reroll' && argv[1] !== undefined && !argv[1].startsWith('--');
   const { positionals, values } = parseArgs({
-    args: takesIdOnly && argv[1] !== '--' ? [argv[0] as string, '--', ...argv.slice(1)] : argv,
+    args:
+      takesIdOnly && argv[1] !== '--' ? [argv[0] as string, '--', ...argv.slice(1)] : idFirst ? ['reroll', ...argv.slice(2), '--', argv[1] as string] : argv,
     allowPositionals: true,
     strict: true,
     options: {
@@ -71,6 +79,7 @@ async function run(argv: string[]): Promise<void> {
       minute: { type: 'string' },
       day: { type: 'string' },
       json: { type: 'boolean' },
+      grace: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -131,21 +140,27 @@ async function run(argv: string[]): Promise<void> {
         );
         return;
       }
-      const redis = createRedisClient(env.REDIS_URL, { commandTimeoutMs: 2000, cluster: env.REDIS_CLUSTER });
-      let reached;
-      try {
-        await waitForRedis(redis);
-        // Each gateway's copy of the deny-list learns it now, not at its next refresh: a Redis that
-        // dies right after this cannot take the revocation along.
-        reached = await revokeInRedis(redis, env.REDIS_PREFIX, jti, { cluster: env.REDIS_CLUSTER });
-      } catch (error) {
-        throw new KeyringError(
-          `${done}, but NOT in Redis (${(error as Error).message}): gateways that read only Redis still accept it; run this again once Redis answers`,
-        );
-      } finally {
-        await redis.close();
+      const reached = await denyInRedis(env, jti, Date.parse(revokedAt), done);
+      say(`${done} and in Redis${reached === undefined ? '' : `: ${revokedReach(reached, env.REDIS_CLUSTER)}`}\n`);
+      return;
+    }
+    case 'reroll': {
+      if (argument === undefined) throw new UsageError('reroll needs the key id (jti) of the key to replace; see: npm run keys -- list');
+      if (values.grace === undefined) throw new UsageError('reroll needs --grace: how long the old key keeps working (0: it stops at once)');
+      const graceMs = values.grace === '0' ? 0 : parseDuration(values.grace);
+      if (graceMs === undefined) throw new UsageError('--grace must be 0 or look like 30m, 12h, 7d');
+      const ttlMs = values.ttl === undefined ? undefined : parseDuration(values.ttl);
+      if (values.ttl !== undefined && ttlMs === undefined) throw new UsageError('--ttl must look like 90d, 12h, 30m or 1y');
+      const { token, record, refusedFrom } = await rerollKey(dir, argument, { graceMs, ttlMs });
+      print(`${token}\n`);
+      const file = keyringFiles(dir).revoked;
+      const done = `rerolled ${argument} as ${record.jti} (account ${record.sub}, plan ${record.plan}); ${argument} is refused from ${refusedFrom} in ${file}`;
+      if (env.REDIS_URL === undefined) {
+        say(`${done}, by every gateway that reads this file (REVOCATIONS_FILE)\n`);
+        return;
       }
-      say(`${done} and in Redis: ${revokedReach(reached, env.REDIS_CLUSTER)}\n`);
+      const reached = await denyInRedis(env, argument, Date.parse(refusedFrom), done);
+      say(`${done} and in Redis${reached === undefined ? '' : `: ${revokedReach(reached, env.REDIS_CLUSTER)}`}\n`);
       return;
     }
     case 'list': {
@@ -179,6 +194,32 @@ function revokedReach({ told, confirmed }: RevokedInRedis, cluster: boolean): st
     `refused from the next request by every gateway that decides in Redis; ${told - confirmed} of ${told} gateway processes did not confirm ` +
     `within ${CONFIRM_WAIT_MS / 1000} s: those answering from leases refuse it once they read the deny-list again (every 5 s)`
   );
+}
+
+/**
+ * Revokes `jti` in Redis too, for gateways that share revocations only there: at once (into the
+ * deny-list, published so every gateway's copy learns it now and a Redis that dies right after
+ * cannot take it along; resolves with how many gateway processes confirmed it), or from a later
+ * date (into the hash of pending revocations, which the gateways move into the deny-list when the
+ * date comes). `done` says what the file already holds.
+ */
+async function denyInRedis(env: CliEnv, jti: string, from: number, done: string): Promise<RevokedInRedis | undefined> {
+  const redis = createRedisClient(env.REDIS_URL as string, { commandTimeoutMs: 2000, cluster: env.REDIS_CLUSTER });
+  try {
+    await waitForRedis(redis);
+    if (from > Date.now()) {
+      await redis.hSet(redisKeyNames(env.REDIS_PREFIX).revokedLater, { [jti]: String(from) });
+      return undefined;
+    }
+    // Every gateway process told says its copy has it: from then on each refuses the key.
+    return await createRedisRevoker(redis, env.REDIS_PREFIX, { cluster: env.REDIS_CLUSTER })(jti);
+  } catch (error) {
+    throw new KeyringError(
+      `${done}, but NOT in Redis (${(error as Error).message}): gateways that read only Redis still accept it; run this again once Redis answers`,
+    );
+  } finally {
+    await redis.close();
+  }
 }
 
 /** The client connects in the background; a one-shot command waits for it (bounded). */

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ADMIN, adminConfig } from './admin-env.js';
 import { AUTH_ENV, authConfig } from './auth-env.js';
 import { fileResolver, PATHS } from './file-paths.js';
 import { LIMITS, limitsConfig } from './limits-env.js';
@@ -22,6 +23,7 @@ export const GatewayEnv = z.object({
   ...LIMITS.shape,
   ...REDIS.shape,
   ...OBSERVABILITY_ENV,
+  ...ADMIN.shape,
   ...PROCESS.shape,
 });
 
@@ -36,6 +38,16 @@ export const GatewayEnvChecked = GatewayEnv.superRefine((env, ctx) => {
   }
   if (env.METRICS_PORT !== undefined && env.METRICS_PORT !== 0 && env.METRICS_PORT === env.PORT) {
     ctx.addIssue({ code: 'custom', path: ['METRICS_PORT'], message: 'must differ from PORT: metrics are never served on the public port' });
+  }
+  if (env.ADMIN_TOKEN_FILE !== undefined && env.METRICS_PORT === undefined) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['ADMIN_TOKEN_FILE'],
+      message: 'needs METRICS_PORT: the admin API is served on the admin listener, never on the public port',
+    });
+  }
+  if (env.ADMIN_REVOCATIONS_FILE !== undefined && env.ADMIN_TOKEN_FILE === undefined) {
+    ctx.addIssue({ code: 'custom', path: ['ADMIN_REVOCATIONS_FILE'], message: "is the admin API's: it needs ADMIN_TOKEN_FILE" });
   }
   const sources = (['JWKS_FILE', 'JWKS_URL', 'JWKS'] as const).filter((name) => env[name] !== undefined);
   if (env.AUTH === 'required' && sources.length !== 1) {
@@ -53,10 +65,12 @@ export const GatewayEnvChecked = GatewayEnv.superRefine((env, ctx) => {
 /** The gateway's configuration, out of a valid environment: each slice from its section. */
 export const GatewaySettings = GatewayEnvChecked.transform((env) => {
   const file = fileResolver(env);
+  const auth = authConfig(env, file);
   return {
     ...serverConfig(env, file),
     upstream: UPSTREAM.read(env),
-    auth: authConfig(env, file),
+    auth,
+    admin: adminConfig(env, file, auth.mode === 'off' ? undefined : auth.revocationsFile),
     rateLimits: limitsConfig(env, file),
     redis: redisConfig(env),
     ...observabilityConfig(env),

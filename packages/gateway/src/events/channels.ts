@@ -1,5 +1,6 @@
 import { channel } from 'node:diagnostics_channel';
 import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
+import type { Identity } from '../auth/claims.js';
 import type { RequestRecord } from './request-record.js';
 
 /*
@@ -54,6 +55,11 @@ export interface LimitDecisionEvent {
   readonly request: RequestRecord | undefined;
   /** The policy's name: a plan, or `anonymous`. */
   readonly plan: string;
+  /**
+   * The verified key whose plan decided (the admin API's ledger records who was seen on a day);
+   * absent for an address's anonymous limit and for the usage endpoint's own.
+   */
+  readonly identity?: Identity | undefined;
   readonly decision: LimitDecisionKind;
   readonly startedAt: number;
   readonly durationMs: number;

@@ -4,6 +4,7 @@ export {
   keyringFiles,
   KeyringError,
   listKeys,
+  rerollKey,
   retireKey,
   revokeKey,
   rotateKey,

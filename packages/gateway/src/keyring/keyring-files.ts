@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import type { z } from 'zod';
 
@@ -33,11 +33,7 @@ export function upgradeLayout(dir: string): void {
 }
 
 /** Writes through a temporary file and a rename, so a reader never sees half a file. */
-export function writeJson(file: string, value: unknown, mode = 0o644): void {
-  const temporary = `${file}.${process.pid}.tmp`;
-  writeFileSync(temporary, `${JSON.stringify(value, null, 2)}\n`, { mode });
-  renameSync(temporary, file);
-}
+export { writeJsonFile as writeJson } from '../sources/write-json-file.js';
 
 /**
  * Reads a keyring file as `schema` says it is. Whatever is wrong (unreadable, not JSON, not the

@@ -3,7 +3,8 @@ import { existsSync, readFileSync, readdirSync, renameSync, rmSync, statSync } f
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { temporaryDir } from '@animal-store/testkit';
-import { initKeyring, issueKey, KeyringError, listKeys, retireKey, revokeKey, rotateKey } from './keyring.js';
+import { decodeJwt } from 'jose';
+import { initKeyring, issueKey, KeyringError, listKeys, rerollKey, retireKey, revokeKey, rotateKey } from './keyring.js';
 import { parseDuration } from './parse-duration.js';
 
 const fresh = () => join(temporaryDir('keyring-'), 'keys');
@@ -96,4 +97,34 @@ test('durations: 90d, 12h, 30m, 1y; nothing else', () => {
   assert.equal(parseDuration('90d'), 90 * 86_400_000);
   assert.equal(parseDuration('12h'), 12 * 3_600_000);
   for (const bad of ['', '0d', '5', 'd', '1.5d', '-1d', '10x']) assert.equal(parseDuration(bad), undefined, bad);
+});
+
+test('reroll: a new key for the same account, plan, limits and lifetime; the old one refused from the end of its grace', async () => {
+  const dir = fresh();
+  await initKeyring(dir, { issuer: 'i', audience: 'a' });
+  const T0 = Date.UTC(2026, 10, 1);
+  const old = await issueKey(dir, { plan: 'enterprise', sub: 'megacorp', ttlMs: parseDuration('90d'), limits: { minute: 9000 }, now: T0 });
+  const rerolled = await rerollKey(dir, old.record.jti, { graceMs: parseDuration('24h') as number, now: T0 + 3_600_000 });
+  assert.deepEqual(
+    { sub: rerolled.record.sub, plan: rerolled.record.plan, limits: rerolled.record.limits, replaces: rerolled.record.replaces },
+    { sub: 'megacorp', plan: 'enterprise', limits: { minute: 9000 }, replaces: old.record.jti },
+  );
+  assert.equal(Date.parse(rerolled.record.expiresAt as string) - Date.parse(rerolled.record.issuedAt), 90 * 86_400_000, 'as long as the old one');
+  assert.deepEqual(decodeJwt(rerolled.token).limits, { minute: 9000 });
+  assert.equal(rerolled.refusedFrom, '2026-11-02T01:00:00.000Z');
+  const during = listKeys(dir, T0 + 7_200_000);
+  assert.deepEqual(
+    during.map((key) => [key.jti, key.revokedAt, key.stopped]),
+    [
+      [old.record.jti, '2026-11-02T01:00:00.000Z', undefined],
+      [rerolled.record.jti, undefined, undefined],
+    ],
+    'the old key is accepted during its grace',
+  );
+  assert.equal(listKeys(dir, T0 + 86_400_000 + 3_600_000)[0]?.stopped, 'revoked');
+  // Revoked now, the grace is cut short; rerolled at once (--grace 0), it is refused at once.
+  assert.deepEqual(revokeKey(dir, old.record.jti, T0 + 7_200_000), { revokedAt: '2026-11-01T02:00:00.000Z', already: false });
+  const again = await rerollKey(dir, rerolled.record.jti, { graceMs: 0, now: T0 + 7_200_000 });
+  assert.equal(again.refusedFrom, '2026-11-01T02:00:00.000Z');
+  await assert.rejects(rerollKey(dir, 'never-issued', { graceMs: 0 }), /no key with that id was issued from this keyring .*; nothing was rerolled/);
 });

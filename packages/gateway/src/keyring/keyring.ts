@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { KeyringError, keyringPaths, readJson, upgradeLayout, writeJson } from './keyring-files.js';
 import {
+  addToDenyList,
   createFixedKeyVerifier,
   generateSigningKey,
   identityOf,
@@ -37,6 +38,8 @@ export interface IssuedKey {
   readonly issuedAt: string;
   readonly expiresAt: string | undefined;
   readonly limits: CustomLimits | undefined;
+  /** The key this one was rerolled from (`keys reroll`): the old key is refused after its grace period. */
+  readonly replaces?: string | undefined;
 }
 
 interface State {
@@ -60,6 +63,7 @@ const StateFile = z.looseObject({
       issuedAt: z.string(),
       expiresAt: z.string().optional(),
       limits: z.looseObject({ minute: z.number().optional(), day: z.number().optional() }).optional(),
+      replaces: z.string().optional(),
     }),
   ),
 });
@@ -110,6 +114,8 @@ export interface IssueRequest {
   readonly ttlMs?: number | undefined;
   readonly limits?: CustomLimits | undefined;
   readonly now?: number;
+  /** The key this one replaces (`rerollKey`), recorded in the register. */
+  readonly replaces?: string | undefined;
 }
 
 /** Signs a new API key with the current signing key and records it (not the key) in the register. */
@@ -138,27 +144,58 @@ export async function issueKey(dir: string, request: IssueRequest): Promise<{ to
     issuedAt: new Date(now).toISOString(),
     expiresAt: expiresAt === undefined ? undefined : new Date(expiresAt).toISOString(),
     limits: request.limits,
+    ...(request.replaces === undefined ? {} : { replaces: request.replaces }),
   };
   writeJson(keyringPaths(dir).state, { ...state, issued: [...state.issued, record] });
   return { token, record };
 }
 
 /**
- * Adds `jti` to the deny-list file, dated `now`. Refuses ids this keyring never issued, without
- * repeating the id (it is what was typed, maybe a secret part of a key). A key revoked before
- * keeps its first date: `already` says so, and the file is left as it was.
+ * Adds `jti` to the deny-list file, refused from `from` (`now` unless a grace period puts it
+ * later). Refuses ids this keyring never issued, without repeating the id (it is what was typed,
+ * maybe a secret part of a key). A key revoked before keeps its first date unless this one is
+ * earlier (see `addToDenyList`): `already` says so, and the file is left as it was.
  */
-export function revokeKey(dir: string, jti: string, now = Date.now()): { revokedAt: string; already: boolean } {
-  if (!readState(dir).issued.some((key) => key.jti === jti)) {
-    throw new KeyringError('no key with that id was issued from this keyring (see: npm run keys -- list); nothing was revoked');
-  }
+export function revokeKey(dir: string, jti: string, now = Date.now(), from = now): { revokedAt: string; already: boolean } {
+  issuedKey(readState(dir), jti, 'nothing was revoked');
   const file = keyringPaths(dir).revoked;
-  const current = readRevoked(file);
-  const before = Object.hasOwn(current.revoked, jti) ? current.revoked[jti] : undefined;
-  if (before !== undefined) return { revokedAt: before, already: true };
-  const revokedAt = new Date(now).toISOString();
-  writeJson(file, { ...current, revoked: { ...current.revoked, [jti]: revokedAt } });
-  return { revokedAt, already: false };
+  // Read as the keyring reads it first: a broken file gets the keyring's message, which says what it should hold.
+  readRevoked(file);
+  const { refusedFrom, already } = addToDenyList(file, jti, from);
+  return { revokedAt: refusedFrom, already };
+}
+
+/** The register's record of `jti`; a KeyringError (that does not repeat the id) when this keyring never issued it. */
+function issuedKey(state: State, jti: string, consequence: string): IssuedKey {
+  const found = state.issued.find((key) => key.jti === jti);
+  if (found === undefined) throw new KeyringError(`no key with that id was issued from this keyring (see: npm run keys -- list); ${consequence}`);
+  return found;
+}
+
+/**
+ * Rerolls `jti` (Unkey's `rerollKey`): a new key for the same account, plan and signed limits,
+ * valid as long as the old one was (or `ttlMs`), and the old key refused from `graceMs` from now
+ * (0: at once) through the deny-list file, dated then. Keys are JWTs, whose expiry cannot change
+ * once issued: the deny-list's date is what ends the old one, at no cost per request.
+ */
+export async function rerollKey(
+  dir: string,
+  jti: string,
+  options: { readonly graceMs: number; readonly ttlMs?: number | undefined; readonly now?: number },
+): Promise<{ token: string; record: IssuedKey; refusedFrom: string }> {
+  const now = options.now ?? Date.now();
+  const old = issuedKey(readState(dir), jti, 'nothing was rerolled');
+  const lifetime = old.expiresAt === undefined ? undefined : Date.parse(old.expiresAt) - Date.parse(old.issuedAt);
+  const { token, record } = await issueKey(dir, {
+    plan: old.plan,
+    sub: old.sub,
+    limits: old.limits,
+    ttlMs: options.ttlMs ?? lifetime,
+    now,
+    replaces: jti,
+  });
+  const { revokedAt } = revokeKey(dir, jti, now, now + options.graceMs);
+  return { token, record, refusedFrom: revokedAt };
 }
 
 /** The one algorithm a keyring signs with (generateSigningKey's): a key under any other is not its own. */
@@ -195,8 +232,9 @@ export async function verifiedKeyIdOf(dir: string, token: string, now = Date.now
 export type KeyStopped = 'revoked' | 'expired' | 'retired';
 
 /**
- * The register: every issued key with its revocation date, if any, and whether a gateway with
- * this keyring's files still accepts it (`stopped`: revoked, expired, or signed by a retired kid).
+ * The register: every issued key with its revocation date, if any (the date it is refused from:
+ * later than now for a rerolled key in its grace period), and whether a gateway with this
+ * keyring's files still accepts it (`stopped`: revoked, expired, or signed by a retired kid).
  */
 export function listKeys(dir: string, now = Date.now()): (IssuedKey & { revokedAt: string | undefined; stopped: KeyStopped | undefined })[] {
   const state = readState(dir);
@@ -206,7 +244,7 @@ export function listKeys(dir: string, now = Date.now()): (IssuedKey & { revokedA
   return state.issued.map((key) => {
     const revokedAt = Object.hasOwn(revoked, key.jti) ? revoked[key.jti] : undefined;
     const stopped: KeyStopped | undefined =
-      revokedAt !== undefined
+      revokedAt !== undefined && !(Date.parse(revokedAt) > now)
         ? 'revoked'
         : key.expiresAt !== undefined && Date.parse(key.expiresAt) <= now
           ? 'expired'

@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Registry } from 'prom-client';
 
 /** Where the admin listener listens (`METRICS_HOST`, `METRICS_PORT`, parsed in `config/`). */
@@ -7,14 +7,19 @@ export interface MetricsOptions {
   readonly port: number;
 }
 
+/** Answers the admin listener's requests under `/admin` (the admin API and console); false for any other path. */
+export type AdminPaths = (req: IncomingMessage, res: ServerResponse, path: string) => boolean;
+
 /**
- * The admin listener: `GET /metrics` in Prometheus's text format, nothing else. It listens on
- * METRICS_HOST:METRICS_PORT (loopback by default), never on the public port. `registry` is a
- * prom-client registry, or what sums the workers' (the primary's).
+ * The admin listener: `GET /metrics` in Prometheus's text format, and with `admin` (an admin token
+ * file is set) the admin API and console under `/admin`. It listens on METRICS_HOST:METRICS_PORT
+ * (loopback by default), never on the public port. `registry` is a prom-client registry, or what
+ * sums the workers' (the primary's).
  */
-export function createMetricsServer(registry: Pick<Registry, 'metrics' | 'contentType'>): Server {
+export function createMetricsServer(registry: Pick<Registry, 'metrics' | 'contentType'>, admin?: AdminPaths): Server {
   return createServer((req, res) => {
-    const path = (req.url ?? '/').split('?')[0];
+    const path = (req.url ?? '/').split('?')[0] as string;
+    if (admin?.(req, res, path) === true) return;
     if (path !== '/metrics' || (req.method !== 'GET' && req.method !== 'HEAD')) {
       res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('Not found: the metrics are at /metrics.\n');
       return;

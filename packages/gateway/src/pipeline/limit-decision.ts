@@ -1,6 +1,6 @@
-import { RevocationsUnavailableError } from '../auth/index.js';
+import { RevocationsUnavailableError, type Identity } from '../auth/index.js';
 import { publishLimitDecision, type LimitDecisionKind } from '../events/index.js';
-import { isDegraded, rateLimitHeaders, RateLimitUnavailableError, type RateDecision } from '../ratelimit/index.js';
+import { isDegraded, rateLimitHeaders, RateLimitUnavailableError, USAGE_POLICY, type RateDecision } from '../ratelimit/index.js';
 import { refuse, type Answer } from './answer.js';
 import { AUTH_UNAVAILABLE } from './auth-answers.js';
 import type { Exchange } from './exchange.js';
@@ -47,16 +47,19 @@ export async function applyLimit(x: Exchange, decide: () => Promise<RateDecision
 export function applyDecision(x: Exchange, decided: RateDecision, startedAt: number): LimitVerdict {
   if (decided.revoked) return REVOKED;
   if (isDegraded(decided)) x.record.degraded = true;
-  recordDecision(x, eventKindOf(decided), decided.policy.name, startedAt);
+  const { policy } = decided;
+  const key = policy.anonymous === true || policy === USAGE_POLICY ? undefined : x.identity;
+  recordDecision(x, eventKindOf(decided), policy.name, startedAt, key);
   if (!decided.allowed) return { kind: 'refused', answer: { kind: 'limited', decision: decided } };
   Object.assign(x.headers, rateLimitHeaders(decided));
   return ADMITTED;
 }
 
-function recordDecision(x: Exchange, kind: LimitDecisionKind, plan: string, startedAt: number): void {
+/** `identity`: the key whose own plan decided, if it was its plan (not its address's or the usage endpoint's limit). */
+function recordDecision(x: Exchange, kind: LimitDecisionKind, plan: string, startedAt: number, identity?: Identity): void {
   x.record.plan = plan;
   x.record.decision = kind;
-  publishLimitDecision({ request: x.record, plan, decision: kind, startedAt, durationMs: performance.now() - startedAt });
+  publishLimitDecision({ request: x.record, plan, identity, decision: kind, startedAt, durationMs: performance.now() - startedAt });
 }
 
 /** The decision as an operator counts them: what a failure policy answered is named after it. */

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
+import { problemLines } from '@animal-store/http-kit';
 import { z } from 'zod';
 import { PLANS } from '../auth/claims.js';
 import type { PlansVersion } from '../events/index.js';
@@ -148,6 +149,22 @@ export function loadPlansFile(file: string, context: PlansContext = {}): LoadedP
   }
   const plans = parseJsonText(bytes.toString('utf8'), file, PlansFile.superRefine(inContext(context)), 'PLANS_FILE', 'is not valid');
   return { plans, version: { hash: createHash('sha256').update(bytes).digest('hex').slice(0, 16), modified: new Date(modifiedMs).toISOString() } };
+}
+
+/**
+ * A candidate plans file's content, checked as `loadPlansFile` checks the file (its shape, its
+ * rules, and `context`) without putting it in force: the plans it holds, or every problem, one a
+ * line (`path: message`, or why it is not JSON).
+ */
+export function checkPlansText(text: string, context: PlansContext = {}): { readonly plans: PlansFile } | { readonly problems: readonly string[] } {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    return { problems: [`not JSON: ${(error as Error).message}`] };
+  }
+  const parsed = PlansFile.superRefine(inContext(context)).safeParse(json);
+  return parsed.success ? { plans: parsed.data } : { problems: problemLines(parsed.error) };
 }
 
 function inContext(context: PlansContext) {

@@ -41,6 +41,50 @@ function banOf(entry: PlansFile['plans'][string], fallback: PlansFile['ban']): B
   return ban === undefined ? undefined : { strikes: ban.strikes, strikeWindowMs: ban.strikeWindowSeconds * 1000, banMs: ban.banSeconds * 1000 };
 }
 
+/** The ceiling of `operationId` as a layer (`op:<operationId>`), its windows named after it. */
+function ceilingOf(p: PlansFile, operationId: string): Layer[] {
+  const ceiling = own(p.operations, operationId);
+  return ceiling === undefined ? [] : [{ subject: ceilingSubject(operationId), policy: { name: operationId, windows: windowsOf(ceiling), ban: undefined } }];
+}
+
+/** Every operation ceiling of `p`, as layers. */
+const ceilingsOf = (p: PlansFile): Layer[] => Object.keys(p.operations).flatMap((operationId) => ceilingOf(p, operationId));
+
+/**
+ * A key's terms for a request of `operationId` under the plans `p`. The account's terms first
+ * (its plan, its own limits), then the limits signed into the key, then its plan's, window by
+ * window. `shadowPlans`: `SHADOW_PLANS`.
+ */
+function termsOf(p: PlansFile, holder: KeyHolder, operationId: string | undefined, shadowPlans: ReadonlySet<string> | undefined): KeyTerms {
+  const account = own(p.accounts, holder.subject);
+  const name = account?.plan ?? holder.plan;
+  const plan = own(p.plans, name) ?? (own(p.plans, holder.plan) as PlansFile['plans'][string]);
+  const signed = holder.limits;
+  const windows = windowsOf({
+    minute: account?.minute ?? signed?.minute ?? plan.minute,
+    day: account?.day ?? signed?.day ?? plan.day,
+    month: account?.month ?? plan.month,
+  });
+  return {
+    policy: { name, windows, ban: banOf(plan, p.ban) },
+    cost: operationId === undefined ? 1 : (own(plan.cost, operationId) ?? 1),
+    shadow: account?.shadow ?? (plan.shadow === true || shadowPlans?.has(name) === true),
+    layers: operationId === undefined ? [] : ceilingOf(p, operationId),
+  };
+}
+
+/**
+ * What the content `p` of a plans file says, not watched: the terms a candidate file would give
+ * before it is put in force (the admin API's check of plans), by the same functions as the plans
+ * in force (`createPlans`).
+ */
+export function plansOfContent(p: PlansFile, options: Pick<PlansOptions, 'shadowPlans'> = {}) {
+  return {
+    forKey: (holder: KeyHolder, operationId: string | undefined): KeyTerms => termsOf(p, holder, operationId, options.shadowPlans),
+    ceilings: (): Layer[] => ceilingsOf(p),
+  };
+}
+
 /**
  * Policies from a plans file that may change while the gateway runs: the file is looked at for
  * every request (one `stat` per event-loop turn, see `watchPlans`) and read again when it changed,
@@ -51,32 +95,6 @@ function banOf(entry: PlansFile['plans'][string], fallback: PlansFile['ban']): B
 export function createPlans(file: string, options: PlansOptions = {}) {
   const watched = watchPlans(file, options);
   const current = () => watched.current();
-  /** The ceiling of `operationId` as a layer (`op:<operationId>`), its windows named after it. */
-  const ceilingOf = (p: PlansFile, operationId: string): Layer[] => {
-    const ceiling = own(p.operations, operationId);
-    return ceiling === undefined ? [] : [{ subject: ceilingSubject(operationId), policy: { name: operationId, windows: windowsOf(ceiling), ban: undefined } }];
-  };
-  /**
-   * A key's terms for a request of `operationId`. The account's terms first (its plan, its own
-   * limits), then the limits signed into the key, then its plan's, window by window.
-   */
-  const termsOf = (p: PlansFile, holder: KeyHolder, operationId: string | undefined): KeyTerms => {
-    const account = own(p.accounts, holder.subject);
-    const name = account?.plan ?? holder.plan;
-    const plan = own(p.plans, name) ?? (own(p.plans, holder.plan) as PlansFile['plans'][string]);
-    const signed = holder.limits;
-    const windows = windowsOf({
-      minute: account?.minute ?? signed?.minute ?? plan.minute,
-      day: account?.day ?? signed?.day ?? plan.day,
-      month: account?.month ?? plan.month,
-    });
-    return {
-      policy: { name, windows, ban: banOf(plan, p.ban) },
-      cost: operationId === undefined ? 1 : (own(plan.cost, operationId) ?? 1),
-      shadow: account?.shadow ?? (plan.shadow === true || options.shadowPlans?.has(name) === true),
-      layers: operationId === undefined ? [] : ceilingOf(p, operationId),
-    };
-  };
   let remembered: { file: PlansFile | undefined; terms: WeakMap<KeyHolder, Map<string, KeyTerms>> } = { file: undefined, terms: new WeakMap() };
   let anonymous: { file: PlansFile | undefined; policy: Policy } = { file: undefined, policy: minuteAndDay('anonymous', 0, 0) };
   const terms = {
@@ -94,7 +112,7 @@ export function createPlans(file: string, options: PlansOptions = {}) {
       if (byOperation === undefined) remembered.terms.set(holder, (byOperation = new Map()));
       const key = operationId ?? '';
       let found = byOperation.get(key);
-      if (found === undefined) byOperation.set(key, (found = termsOf(p, holder, operationId)));
+      if (found === undefined) byOperation.set(key, (found = termsOf(p, holder, operationId, options.shadowPlans)));
       return found;
     },
     /** The key's policy: its account's windows and bans (`forKey`'s). */
@@ -103,9 +121,10 @@ export function createPlans(file: string, options: PlansOptions = {}) {
     },
     /** Every operation ceiling, as layers (`GET /v1/usage` reports them). */
     ceilings(): Layer[] {
-      const p = current();
-      return Object.keys(p.operations).flatMap((operationId) => ceilingOf(p, operationId));
+      return ceilingsOf(current());
     },
+    /** The content in force, as read (the admin API's dump of the settings). */
+    content: (): PlansFile => current(),
     /** The units each operation costs on the key's plan, where it is not 1. */
     costs(holder: KeyHolder): Readonly<Record<string, number>> {
       const p = current();

@@ -37,3 +37,29 @@ test('zones are checked', () => {
   assert.equal(isTimeZone('Mars/Olympus'), false);
   assert.throws(() => createCalendar('Mars/Olympus'), RangeError);
 });
+
+test('days start at local midnight: a day of 23 or 25 hours when the clocks change, and the date is local', () => {
+  const utc = createCalendar();
+  assert.deepEqual(utc.dayOf(Date.UTC(2026, 10, 28, 23, 59, 59, 999)), {
+    date: '2026-11-28',
+    start: Date.UTC(2026, 10, 28),
+    end: Date.UTC(2026, 10, 29),
+  });
+  assert.equal(utc.dayOf(Date.UTC(2026, 10, 29)).date, '2026-11-29');
+  const berlin = createCalendar('Europe/Berlin');
+  // 23:30 UTC on 27 November is already the 28th in Berlin (UTC+1).
+  const late = berlin.dayOf(Date.UTC(2026, 10, 27, 23, 30));
+  assert.deepEqual([late.date, iso(late.start), iso(late.end)], ['2026-11-28', '2026-11-27T23:00:00.000Z', '2026-11-28T23:00:00.000Z']);
+  // Summer time ends on 25 October 2026 (25 hours) and starts on 29 March (23 hours).
+  const autumn = berlin.dayOf(Date.UTC(2026, 9, 25, 12));
+  assert.equal(autumn.end - autumn.start, 25 * 3_600_000);
+  const spring = berlin.dayOf(Date.UTC(2026, 2, 29, 12));
+  assert.equal(spring.end - spring.start, 23 * 3_600_000);
+  // Month boundaries: 31 December to 1 January.
+  assert.equal(berlin.dayOf(Date.UTC(2026, 11, 31, 23, 0)).date, '2027-01-01');
+  // A zone whose midnight the clock skips (Santiago moves from 00:00 to 01:00 on 6 September 2026).
+  const santiago = createCalendar('America/Santiago');
+  const skipped = santiago.dayOf(Date.UTC(2026, 8, 6, 5));
+  assert.equal(skipped.date, '2026-09-06');
+  assert.ok(skipped.start <= Date.UTC(2026, 8, 6, 5) && Date.UTC(2026, 8, 6, 5) < skipped.end);
+});

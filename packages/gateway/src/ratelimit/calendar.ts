@@ -13,6 +13,18 @@ export interface Calendar {
    * process's.
    */
   boundaries(at: number): readonly number[];
+  /**
+   * The day that holds `at`: its date (`2026-11-28`), its first instant and the next day's. What
+   * the admin API calls today: a day starts at 00:00 local time, as a month does.
+   */
+  dayOf(at: number): Day;
+}
+
+/** A calendar day of the zone: `date` as `YYYY-MM-DD`, from `start` (included) to `end` (ms). */
+export interface Day {
+  readonly date: string;
+  readonly start: number;
+  readonly end: number;
 }
 
 /** True when `zone` is an IANA time zone this Node knows. */
@@ -48,9 +60,9 @@ export function createCalendar(zone = 'UTC'): Calendar {
     const f = local(at);
     return Date.UTC(f.year, f.month - 1, f.day, f.hour, f.minute, f.second) - Math.floor(at / 1000) * 1000;
   };
-  /** 00:00 local time on the first of `month` (0-based, may overflow into other years). */
-  const startOf = (year: number, month: number) => {
-    const wall = Date.UTC(year, month, 1);
+  /** 00:00 local time on `day` of `month` (0-based; either may overflow into the next month or year). */
+  const startOf = (year: number, month: number, day = 1) => {
+    const wall = Date.UTC(year, month, day);
     // The offset at the guess, then at the answer: across a change of offset the second is right.
     const guess = wall - offsetAt(wall);
     return wall - offsetAt(guess);
@@ -65,8 +77,23 @@ export function createCalendar(zone = 'UTC'): Calendar {
     cached = { from: starts[1] as number, to: starts[2] as number, starts };
     return starts;
   };
+  let today: Day | undefined;
+  const dayOf = (at: number): Day => {
+    if (today !== undefined && at >= today.start && at < today.end) return today;
+    const f = local(at);
+    let start = startOf(f.year, f.month - 1, f.day);
+    let day = new Date(Date.UTC(f.year, f.month - 1, f.day));
+    // As for months: a midnight the offset change skipped can put the start after `at`.
+    if (at < start) {
+      day = new Date(Date.UTC(f.year, f.month - 1, f.day - 1));
+      start = startOf(day.getUTCFullYear(), day.getUTCMonth(), day.getUTCDate());
+    }
+    const end = startOf(day.getUTCFullYear(), day.getUTCMonth(), day.getUTCDate() + 1);
+    return (today = { date: day.toISOString().slice(0, 10), start, end });
+  };
   return {
     zone,
+    dayOf,
     monthOf(at) {
       const starts = startsAround(at);
       return { start: starts[1] as number, end: starts[2] as number };

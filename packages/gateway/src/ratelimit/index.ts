@@ -9,7 +9,7 @@
  * `Limiter`. `front/` stands in front of a shared engine (failure policies, circuit breaker,
  * refusals answered locally); `http/` words a decision as headers.
  */
-export { createCalendar, isTimeZone, type Calendar } from './calendar.js';
+export { createCalendar, isTimeZone, type Calendar, type Day } from './calendar.js';
 export { decision, heldDecision, isDegraded, type DecisionKind, type DecisionSource, type RateDecision, type WindowReading } from './decision.js';
 export { createSharedLimiter, RateLimitUnavailableError, type FailurePolicy, type SharedLimiterOptions } from './front/index.js';
 export { exhaustedWindows, rateLimitHeaders, retryAfterSeconds } from './http/index.js';
@@ -31,4 +31,4 @@ export {
   type WindowPolicy,
 } from './policy.js';
 export { createRateLimiting, USAGE_POLICY, type RateLimiting } from './rate-limiting.js';
-export { createRedisLimiter, type RedisLimiterOptions } from './redis/index.js';
+export { createBanLifter, createRedisLimiter, type RedisLimiterOptions } from './redis/index.js';

@@ -16,6 +16,19 @@ export function redisKeyNames(prefix: string) {
      */
     revokedAcks: `${prefix}:revoked:acks`,
     /**
+     * HASH of key ids refused only from a date (`keys reroll --grace`): `jti` → ms since the epoch.
+     * Every gateway moves a key into `revoked` when its date comes (auth/revocations.ts).
+     */
+    revokedLater: `${prefix}:revoked:later`,
+    /** HASH of the accounts seen on a day (`YYYY-MM-DD`, `QUOTA_TIME_ZONE`): account → the key last seen (admin/ledger/). */
+    seenOn: (date: string) => `${prefix}:admin:seen:${date}`,
+    /** HASH of every key seen: `jti` → its account (bounded by the keys the operator issued). */
+    keyAccounts: `${prefix}:admin:keys`,
+    /** HASH of an account's keys seen in the last weeks: `jti` → what it says (its plan, its limits). */
+    accountKeys: (subject: string) => `${prefix}:{${tag(subject)}}:keys`,
+    /** HASH of an account's refusals on a day that plans in shadow would have made: plan → count. */
+    accountShadow: (subject: string, date: string) => `${prefix}:{${tag(subject)}}:shadow:${date}`,
+    /**
      * One account's rate-limit counters, bans and strikes, one MessagePack string (expires when
      * idle; older releases kept a hash, converted on first use); the account
      * (its subject, `limitSubject`: `sub`, `ip:<address>`, `op:<operationId>`…) is its hash tag, so the script that uses it

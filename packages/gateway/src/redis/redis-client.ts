@@ -14,6 +14,22 @@ export interface RedisClient {
    * would hold Redis for its whole length). A member added or removed meanwhile may be missed.
    */
   sMembers(key: string): Promise<string[]>;
+  /** A field of a hash; `undefined` when the hash or the field is absent. */
+  hGet(key: string, field: string): Promise<string | undefined>;
+  /** Every field of a hash (`{}` when absent): for small hashes only (one command, whole). */
+  hGetAll(key: string): Promise<Record<string, string>>;
+  /** Sets the fields of a hash. */
+  hSet(key: string, fields: Readonly<Record<string, string>>): Promise<void>;
+  /** Adds `by` to a field of a hash; resolves with the new value. */
+  hIncrBy(key: string, field: string, by: number): Promise<number>;
+  hDel(key: string, fields: readonly string[]): Promise<number>;
+  /**
+   * One `HSCAN` page of a hash, from `cursor` ('0' to start): its fields and values, and the
+   * cursor of the next page ('0' when the scan is over). `match` is a glob over field names.
+   */
+  hScan(key: string, cursor: string, count: number, match?: string): Promise<{ readonly next: string; readonly entries: readonly [string, string][] }>;
+  /** Sets a key's time to live, in milliseconds. */
+  pExpire(key: string, ms: number): Promise<void>;
   ping(): Promise<void>;
   /** Sends `message` to the subscribers of `channel`; resolves with how many received it. */
   publish(channel: string, message: string): Promise<number>;
@@ -123,6 +139,26 @@ export function createRedisClient(url: string, options: RedisClientOptions): Red
         cursor = next;
       } while (cursor !== '0');
       return members;
+    },
+    async hGet(key, field) {
+      return (await within(redis.hget(key, field))) ?? undefined;
+    },
+    hGetAll: (key) => within(redis.hgetall(key)),
+    async hSet(key, fields) {
+      await within(redis.hset(key, fields));
+    },
+    hIncrBy: (key, field, by) => within(redis.hincrby(key, field, by)),
+    hDel: (key, fields) => within(redis.hdel(key, ...fields)),
+    async hScan(key, cursor, count, match) {
+      const [next, flat] = await within(
+        match === undefined ? redis.hscan(key, cursor, 'COUNT', count) : redis.hscan(key, cursor, 'MATCH', match, 'COUNT', count),
+      );
+      const entries: [string, string][] = [];
+      for (let i = 0; i + 1 < flat.length; i += 2) entries.push([flat[i] as string, flat[i + 1] as string]);
+      return { next, entries };
+    },
+    async pExpire(key, ms) {
+      await within(redis.pexpire(key, ms));
     },
     async ping() {
       await within(redis.ping());

@@ -1,3 +1,4 @@
+export { apiOperations } from './api-operations.js';
 export { isCanonicalPath } from './canonical-path.js';
 export { loadOperations, serverBasePath } from './load-operations.js';
 export type { Deprecation, Operation } from './operation.js';

@@ -11,6 +11,8 @@ export interface AuthenticationDeps {
    * it in the limit's own round trip instead.
    */
   readonly redisRevocations?: RevocationList | undefined;
+  /** The deny-list file the admin API writes (`ADMIN_REVOCATIONS_FILE`), read beside the others when it is another file. */
+  readonly adminRevocationsFile?: string | undefined;
 }
 
 /** The authenticator the configuration describes, or `undefined` with AUTH=off. */
@@ -29,7 +31,9 @@ export function createAuthentication(config: AuthConfig, deps: AuthenticationDep
       ? createFileKeyVerifier(keys.path, options, deps.now)
       : createFixedKeyVerifier(keys.kind === 'inline' ? { kind: 'jwks', jwks: keys.jwks as unknown as JSONWebKeySet } : keys, options, deps.now);
   const lists: RevocationList[] = [];
-  if (config.revocationsFile !== undefined) lists.push(createFileRevocations(config.revocationsFile));
+  if (config.revocationsFile !== undefined) lists.push(createFileRevocations(config.revocationsFile, deps.now));
+  const adminFile = deps.adminRevocationsFile;
+  if (adminFile !== undefined && adminFile !== config.revocationsFile) lists.push(createFileRevocations(adminFile, deps.now, 'ADMIN_REVOCATIONS_FILE'));
   if (deps.redisRevocations !== undefined) lists.push(deps.redisRevocations);
   const revocations = anyOfRevocations(lists);
   const authenticate = createAuthenticator({ verifier, revocations, cacheSize: config.cacheSize, now: deps.now });

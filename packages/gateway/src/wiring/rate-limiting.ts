@@ -1,8 +1,18 @@
 import type { GatewayConfig } from '../config/index.js';
 import type { RedisRevocations } from '../auth/index.js';
 import type { RedisClient } from '../redis/index.js';
-import { createPlans } from '../plans/index.js';
-import { createCalendar, createMemoryLimiter, createRateLimiting, createRedisLimiter, createSharedLimiter, type RateLimiting } from '../ratelimit/index.js';
+import { createPlans, type Plans } from '../plans/index.js';
+import {
+  createBanLifter,
+  createCalendar,
+  createMemoryLimiter,
+  createRateLimiting,
+  createRedisLimiter,
+  createSharedLimiter,
+  type Calendar,
+  type Limiter,
+  type RateLimiting,
+} from '../ratelimit/index.js';
 import { createPrimaryLimiter, type ChannelToPrimary } from '../ratelimit/primary/index.js';
 
 export interface RateLimitingDeps {
@@ -36,8 +46,25 @@ export interface RateLimitingDeps {
   readonly primary?: ChannelToPrimary | undefined;
 }
 
+/** Why a plans file may hold no operation ceilings on a Redis Cluster. */
+export const NO_CEILINGS_ON_CLUSTER = 'needs a Redis that is not a Cluster (REDIS_CLUSTER=true): a key and an operation live in different slots';
+
+/** The rate limiting the configuration describes, and its parts that the admin API reads. */
+export interface LimitsWiring {
+  readonly rateLimiting: RateLimiting;
+  readonly plans: Plans;
+  /** The months and days of `QUOTA_TIME_ZONE`. */
+  readonly calendar: Calendar;
+  /**
+   * The engine that keeps the limits, as the admin API reads it (peeks) and lifts a ban in it:
+   * Redis's script (not the failure policies in front of it), or this process's limiter.
+   * Absent in a worker whose limits are its primary's (the primary reads them there).
+   */
+  readonly engine: { readonly limiter: Limiter; liftBan(subject: string, keyId: string): Promise<boolean> } | undefined;
+}
+
 /** The rate limiting the configuration describes, or `undefined` with RATE_LIMITS=off. */
-export function createRateLimitingFromConfig(config: GatewayConfig['rateLimits'], deps: RateLimitingDeps): RateLimiting | undefined {
+export function createRateLimitingFromConfig(config: GatewayConfig['rateLimits'], deps: RateLimitingDeps): LimitsWiring | undefined {
   if (config.mode === 'off') return undefined;
   const plans = createPlans(config.plansFile, {
     ...(deps.operationIds === undefined ? {} : { operations: deps.operationIds }),
@@ -45,18 +72,21 @@ export function createRateLimitingFromConfig(config: GatewayConfig['rateLimits']
     ...(deps.source === undefined ? {} : { source: deps.source }),
     // A request and its operation's ceiling are decided in one script call: their keys must share
     // a slot, which no two keys of different accounts and operations do on a Cluster.
-    ...(deps.redis?.cluster === true
-      ? { noCeilings: 'needs a Redis that is not a Cluster (REDIS_CLUSTER=true): a key and an operation live in different slots' }
-      : {}),
+    ...(deps.redis?.cluster === true ? { noCeilings: NO_CEILINGS_ON_CLUSTER } : {}),
   });
   const now = deps.now ?? Date.now;
   const calendar = createCalendar(config.quotaTimeZone);
   const { maxAddresses } = config;
   if (deps.redis === undefined) {
-    return createRateLimiting(
-      deps.primary === undefined ? createMemoryLimiter({ now, calendar, maxAddresses }) : createPrimaryLimiter(deps.primary, 'process'),
+    if (deps.primary !== undefined)
+      return { rateLimiting: createRateLimiting(createPrimaryLimiter(deps.primary, 'process'), plans), plans, calendar, engine: undefined };
+    const memory = createMemoryLimiter({ now, calendar, maxAddresses });
+    return {
+      rateLimiting: createRateLimiting(memory, plans),
       plans,
-    );
+      calendar,
+      engine: { limiter: memory, liftBan: async (_subject, keyId) => memory.liftBan(keyId) },
+    };
   }
   const { revocations } = deps.redis;
   const shared = createRedisLimiter(deps.redis.client, {
@@ -80,5 +110,13 @@ export function createRateLimitingFromConfig(config: GatewayConfig['rateLimits']
     revocations,
     ...(deps.primary !== undefined && config.onRedisFailure === 'local' ? { local: createPrimaryLimiter(deps.primary, 'local') } : {}),
   });
-  return createRateLimiting(limiter, plans, { checksRevocation: revocations !== undefined });
+  const { client, prefix } = deps.redis;
+  // Defined (its script registered with the client) only when a ban is first lifted: never, unless the admin API is on.
+  let liftBan: ((subject: string, keyId: string) => Promise<boolean>) | undefined;
+  return {
+    rateLimiting: createRateLimiting(limiter, plans, { checksRevocation: revocations !== undefined }),
+    plans,
+    calendar,
+    engine: { limiter: shared, liftBan: (subject, keyId) => (liftBan ??= createBanLifter(client, prefix, deps.redisNow))(subject, keyId) },
+  };
 }

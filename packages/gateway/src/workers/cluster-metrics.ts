@@ -27,7 +27,8 @@ export function createClusterMetrics(serving: () => readonly Worker[]) {
   const departed = new Map<number, MetricJson[]>();
   let retired: MetricJson[] = [];
 
-  async function text(): Promise<string> {
+  /** The gateway's metrics now: every worker's, summed, with the primary's own. */
+  async function aggregated(): Promise<Pick<Registry, 'metrics' | 'getMetricsAsJSON'>> {
     const list = serving();
     workers.set(list.length);
     const answers = await Promise.all(list.map(async (worker) => [worker, await ask(workerChannel(worker), 'metrics', ANSWER_TIMEOUT_MS)] as const));
@@ -43,9 +44,9 @@ export function createClusterMetrics(serving: () => readonly Worker[]) {
     }
     // A retired worker's last counts, unless it answered too (then they are in its answer already).
     const gone = [...departed].filter(([id]) => !answered.has(id)).map(([, metrics]) => metrics);
-    const text = await AggregatorRegistry.aggregate([...live, retired, ...gone, await own.getMetricsAsJSON()]).metrics();
+    const registry = AggregatorRegistry.aggregate([...live, retired, ...gone, await own.getMetricsAsJSON()]);
     await foldRetired(new Set(list.map((worker) => worker.id)));
-    return text;
+    return registry;
   }
 
   /** Folds the last counts of workers no longer serving into one list: they cannot answer again. */
@@ -58,7 +59,9 @@ export function createClusterMetrics(serving: () => readonly Worker[]) {
 
   return {
     contentType: own.contentType,
-    metrics: text,
+    metrics: async (): Promise<string> => (await aggregated()).metrics(),
+    /** The same as prom-client's JSON (the admin API's rates of decisions read it). */
+    json: async (): Promise<MetricJson[]> => (await (await aggregated()).getMetricsAsJSON()) as MetricJson[],
     /** A retiring worker's counters and histograms as it leaves (gauges say nothing once it is gone). */
     departed(workerId: number, metrics: unknown): void {
       if (!Array.isArray(metrics)) return;

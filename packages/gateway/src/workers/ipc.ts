@@ -9,6 +9,8 @@ export interface Ask {
   readonly type: 'gateway:ask';
   readonly id: number;
   readonly question: Question;
+  /** What the question is about, when it needs saying (an `admin` question's request). */
+  readonly args?: unknown;
 }
 
 /** The answer to the `Ask` of the same id. */
@@ -20,10 +22,11 @@ export interface Reply {
 
 /**
  * The questions: a worker's own readiness (primary to worker; `true` or the names of what is not
- * ready), its metrics (primary to worker; prom-client's JSON), and whether every other worker is
- * ready (worker to primary; the names of those that are not).
+ * ready), its metrics (primary to worker; prom-client's JSON), whether every other worker is
+ * ready (worker to primary; the names of those that are not), and what the admin API asks of a
+ * lone worker that keeps the limits itself (primary to worker; see `admin/worker-source.ts`).
  */
-export type Question = 'readiness' | 'metrics' | 'others-readiness';
+export type Question = 'readiness' | 'metrics' | 'others-readiness' | 'admin';
 
 /** A worker tells the primary it listens, with the details of the `gateway listening` line. */
 export interface Listening {
@@ -64,7 +67,7 @@ let lastId = 0;
  * Asks the other end `question` and resolves with its answer, or with `undefined` when none came
  * within `timeoutMs` (the other end is busy, stopped, or gone: the caller decides what that means).
  */
-export function ask(channel: Channel, question: Question, timeoutMs: number): Promise<unknown> {
+export function ask(channel: Channel, question: Question, timeoutMs: number, args?: unknown): Promise<unknown> {
   if (!channel.isConnected()) return Promise.resolve(undefined);
   const id = ++lastId;
   return new Promise((resolve) => {
@@ -79,19 +82,19 @@ export function ask(channel: Channel, question: Question, timeoutMs: number): Pr
     const timer = setTimeout(() => done(undefined), timeoutMs);
     channel.on('message', onMessage);
     try {
-      channel.send({ type: 'gateway:ask', id, question });
+      channel.send(args === undefined ? { type: 'gateway:ask', id, question } : { type: 'gateway:ask', id, question, args });
     } catch {
       done(undefined);
     }
   });
 }
 
-/** Answers the questions the other end asks, with `answers[question]()`; a question without an answer gets `undefined`. */
-export function answerQuestions(channel: Channel, answers: Partial<Record<Question, () => Promise<unknown>>>): void {
+/** Answers the questions the other end asks, with `answers[question](args)`; a question without an answer gets `undefined`. */
+export function answerQuestions(channel: Channel, answers: Partial<Record<Question, (args: unknown) => Promise<unknown>>>): void {
   channel.on('message', (message) => {
     if (!isMessage(message, 'gateway:ask')) return;
     const answer = answers[message.question];
-    void (answer === undefined ? Promise.resolve(undefined) : answer().catch(() => undefined)).then((value) => {
+    void (answer === undefined ? Promise.resolve(undefined) : answer(message.args).catch(() => undefined)).then((value) => {
       if (channel.isConnected()) channel.send({ type: 'gateway:reply', id: message.id, answer: value });
     });
   });

@@ -234,6 +234,11 @@ export function createSupervisor(options: SupervisorOptions) {
       return current;
     },
 
+    /** Workers that listen and serve, the oldest first (none handing over in a reload). */
+    listening(): Worker[] {
+      return listeningMembers().map((member) => member.worker);
+    },
+
     /** Workers that serve or finish serving: those whose counters count. */
     serving(): Worker[] {
       return [...members.values()].filter((member) => member.state !== 'starting').map((member) => member.worker);

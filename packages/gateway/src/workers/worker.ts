@@ -7,6 +7,7 @@ import { loadConfigFromEnv } from '../config/index.js';
 import { autoWorkers } from './available-cores.js';
 import { primaryChannel } from './channels.js';
 import { answerQuestions, ask, isMessage } from './ipc.js';
+import { answerFromBook } from './worker-book.js';
 
 /** How long a worker's `/readyz` waits for the primary's word on the others (each asked with its own bound). */
 const OTHERS_TIMEOUT_MS = 3_000;
@@ -16,7 +17,7 @@ const OTHERS_TIMEOUT_MS = 3_000;
  * drain on SIGTERM), in a process forked by the primary. Its settings are the primary's (its
  * environment, with the settings file's values over it), already checked there. It listens on
  * the primary's socket, logs with its `worker` id, tells the primary when it listens, answers
- * its questions (readiness, metrics), and on `hand-over` (a reload) lets its connections go to
+ * its questions (readiness, metrics, and the admin API's when it keeps the limits), and on `hand-over` (a reload) lets its connections go to
  * its successor without failing a request, then exits.
  */
 export function runWorker(): void {
@@ -43,10 +44,12 @@ export function runWorker(): void {
   } catch (error) {
     exitWithProblems('gateway', [(error as Error).message]);
   }
-  const { server, metricsRegistry } = gateway;
+  const { server, metricsRegistry, book } = gateway;
   answerQuestions(channel, {
     readiness: () => gateway.readiness(),
     metrics: async () => (metricsRegistry === undefined ? [] : metricsRegistry.getMetricsAsJSON()),
+    // A lone worker without Redis keeps its limits: the primary's admin API reads them here.
+    ...(book === undefined ? {} : { admin: answerFromBook(book) }),
   });
 
   server.on('error', (error: NodeJS.ErrnoException) => {

@@ -1,6 +1,7 @@
 // The gateway's test support, on one shelf: the gateway's own tests import it from here, other
 // packages and the repository tests as `@animal-store/gateway/testing`. Processes (redis-server,
 // services) come from `@animal-store/testkit`; what is here knows the gateway.
+export { writeAdminTokens } from './admin-tokens.js';
 export { burst } from './burst.js';
 export { capturedLog } from './captured-log.js';
 export { connectedRedisClient, privateRedisClient } from './connected-redis-client.js';

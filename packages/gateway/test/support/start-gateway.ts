@@ -13,6 +13,8 @@ export interface RunningGateway {
   readonly upstream: Upstream;
   /** The admin listener's `/metrics`, when METRICS_PORT is set (it listens on a port of its own). */
   readonly metricsUrl: string | undefined;
+  /** The admin API and console, `…/admin` on the same listener, when ADMIN_TOKEN_FILE is set too. */
+  readonly adminUrl: string | undefined;
   close(): Promise<void>;
 }
 
@@ -63,6 +65,7 @@ export async function startGateway(
     config,
     upstream,
     metricsUrl: metricsServer === undefined ? undefined : `http://127.0.0.1:${(metricsServer.address() as AddressInfo).port}/metrics`,
+    adminUrl: metricsServer === undefined || config.admin === undefined ? undefined : `http://127.0.0.1:${(metricsServer.address() as AddressInfo).port}/admin`,
     async close() {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));

@@ -67,6 +67,8 @@ export interface MemoryLimiter extends Limiter {
    * fallback is seeded with what Redis had counted, so it admits only its share of what was left.
    */
   seed(request: LimitRequest, used: ReadonlyMap<string, number>): void;
+  /** Lifts the ban of key `keyId`, and forgets its strikes (the admin API): true when it was banned. */
+  liftBan(keyId: string): boolean;
 }
 
 export function createMemoryLimiter(options: MemoryLimiterOptions = {}): MemoryLimiter {
@@ -209,6 +211,12 @@ export function createMemoryLimiter(options: MemoryLimiterOptions = {}): MemoryL
       const inShadow = shadow && ownRefuses;
       if (!peek) for (const c of counted) if (!(inShadow && c.layer === 0)) charge(c.state, c.position, c.layer === 0 ? cost : 1);
       return made('allowed', undefined, inShadow ? own?.binding : undefined, inShadow);
+    },
+    liftBan(keyId) {
+      const until = bans.get(keyId);
+      bans.delete(keyId);
+      strikes.delete(keyId);
+      return until !== undefined && until > now();
     },
     size: () => subjects.size + addresses.size,
     addresses: () => addresses.size,

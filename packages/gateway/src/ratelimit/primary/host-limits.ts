@@ -36,6 +36,8 @@ export interface LimitsHost {
    * they shape start over, as at a restart).
    */
   reload(config: GatewayConfig['rateLimits']): void;
+  /** The limiter of the gateway's limits without Redis, which the admin API reads (peeks) and lifts bans in. */
+  processLimiter(): MemoryLimiter;
 }
 
 /** Policies the primary keeps by id, at most (past it, it forgets them all; workers send them again). */
@@ -112,6 +114,7 @@ export function hostLimits(config: GatewayConfig['rateLimits'], options: HostLim
     reload(next) {
       settings = settingsOf(next);
     },
+    processLimiter: () => engineOf('process'),
     attach(worker) {
       worker.on('message', (message) => {
         if (!isMessage<CheckBatch>(message, CHECK_TYPE)) return;
