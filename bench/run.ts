@@ -54,7 +54,7 @@ async function main(): Promise<void> {
     if (redisSkip !== false) process.stdout.write(`no Redis scenarios: ${redisSkip}\n`);
     else redis = await startRedis();
     const keys = await makeKeys(dir, manyKeyCount, BURSTS.bursts * 2);
-    // The TLS scenarios' certificate, trusted by this process's own requests (readiness, prepare).
+    // The TLS scenarios' certificate, trusted by this process's own requests (the readiness probes).
     const tlsSkip = tlsSkipReason();
     const certificate = tlsSkip === false ? trustedCertificate(dir) : undefined;
     const { jwksFile, revocationsFile, oneKey, rejectedKey, manyKeys } = keys;
