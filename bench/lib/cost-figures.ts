@@ -102,13 +102,15 @@ export const KONG_PUBLISHED = { version: '3.10', rps: 97_208.2, vcpus: 16, insta
 
 /** The report's section: the goals' table, the script calls of every scenario on Redis, and what the TLS rows are. */
 export function costLines(measurements: readonly Measurement[], judged: boolean, tls: Readonly<Record<string, string>> = {}): string[] {
-  const counted = [...new Set(measurements.filter((m) => m.scriptCalls !== undefined).map((m) => m.scenario))].map((scenario) => {
-    const [autocannon, wrk] = (['autocannon', 'wrk'] as const).map((generator) =>
-      roundValue(measurements, { value: of(scenario, requestsPerScriptCall) }, generator),
-    );
-    const format = (value: typeof autocannon) => (value === undefined ? '—' : value.median.toFixed(1));
-    return `${scenario} ${format(autocannon)} / ${format(wrk)}`;
-  });
+  /** The median of `scenario`'s requests per script call by `generator`; `no call` where its runs made none (revocations alone). */
+  const perCall = (scenario: string, generator: Measurement['generator']) => {
+    const value = roundValue(measurements, { value: of(scenario, requestsPerScriptCall) }, generator);
+    if (value !== undefined) return value.median.toFixed(1);
+    return measurements.some((m) => m.scenario === scenario && m.generator === generator && m.scriptCalls === 0) ? 'no call' : '—';
+  };
+  const counted = [...new Set(measurements.filter((m) => m.scriptCalls !== undefined).map((m) => m.scenario))].map(
+    (scenario) => `${scenario} ${perCall(scenario, 'autocannon')} / ${perCall(scenario, 'wrk')}`,
+  );
   const kong = KONG_PUBLISHED;
   const negotiated = Object.entries(tls).map(([scenario, session]) => `${scenario} ${session}`);
   return [
@@ -119,6 +121,7 @@ export function costLines(measurements: readonly Measurement[], judged: boolean,
     `Requests per script call: the requests answered during a run ÷ the EVALSHA and EVAL calls Redis ran during it (\`INFO commandstats\`, read before and after the run; the other gateways on that Redis are idle then). In every scenario on Redis, the median over the rounds (autocannon / wrk): ${counted.length === 0 ? 'not measured' : counted.join(', ')}.`,
     '',
     `Over TLS, the gateway (WORKERS=1: a worker and its primary) and HAProxy (nbthread 1) terminate TLS with the same self-signed ECDSA P-256 certificate; autocannon and wrk keep their connections alive, as everywhere here, so a run pays one handshake per connection and every request its encryption${negotiated.length === 0 ? '' : ` (agreed with a Node client, as autocannon's: ${negotiated.join('; ')})`}. req/s per core is the proxy's req/s ÷ the CPU-seconds a second all its processes used, that is 1,000,000 ÷ its CPU µs per request: what one core kept busy would serve.`,
+    '',
     `Kong publishes ${whole(kong.rps)} req/s for key-auth and rate limiting (\`policy: local\`, one route, one consumer) over HTTPS, Kong Gateway ${kong.version} on a dedicated ${kong.instance} (${kong.vcpus} vCPU, ${kong.vcpus} workers), k6 on other machines, the average of five 15-minute runs: ${whole(kong.rps / kong.vcpus)} req/s per vCPU (developer.konghq.com/gateway/performance/benchmarks). That is their machine and their method, throughput ÷ the node's vCPUs, and their key-auth looks a static key up where the gateway verifies a signed key (once, then cached) and asks Redis for its revocation and limits; this is ours, throughput ÷ the CPU the proxy used, on a shared 2-core VM: set beside, not divided.`,
   ];
 }
