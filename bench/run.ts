@@ -4,7 +4,7 @@
 // gateways loaded together, compared by CPU per request), the limiter alone, a SIGHUP reload under
 // load (lib/reload.ts) and bursts across workers (lib/bursts.ts), stops everything, and writes
 // bench/results/<time>.{json,md,svg}. `--workers` runs only what the goals of the issue "Every core"
-// need: the scenario groups of the plan, the reload and the bursts.
+// need: the plan's groups of that issue (WORKERS_GROUPS), the reload and the bursts.
 // Ratios are measured within one run: absolute numbers on a shared 2-core machine are noise.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -25,8 +25,10 @@ import { measureReload, type ReloadFigures } from './lib/reload.js';
 import { renderReport } from './lib/report.js';
 import { runPlan } from './lib/run-plan.js';
 import type { BenchContext } from './lib/scenario.js';
+import { scriptCallCounter, type ScriptCallCounter } from './lib/script-calls.js';
 import { startSeededCore, startService, type Service } from './lib/services.js';
-import { PLAN } from './scenarios/plan.js';
+import { negotiated, tlsSkipReason, trustedCertificate } from './lib/tls.js';
+import { PLAN, WORKERS_GROUPS } from './scenarios/plan.js';
 import { wrkSkipReason } from './lib/wrk.js';
 
 const { values } = parseArgs({ options: { quick: { type: 'boolean' }, rounds: { type: 'string' }, workers: { type: 'boolean' } } });
@@ -46,11 +48,15 @@ async function main(): Promise<void> {
   const services: Service[] = [];
   let redis: RedisServer | undefined;
   let observed: ObservedGateways | undefined;
+  let scriptCalls: ScriptCallCounter | undefined;
   try {
     const redisSkip = redisSkipReason();
     if (redisSkip !== false) process.stdout.write(`no Redis scenarios: ${redisSkip}\n`);
     else redis = await startRedis();
     const keys = await makeKeys(dir, manyKeyCount, BURSTS.bursts * 2);
+    // The TLS scenarios' certificate, trusted by this process's own requests (the readiness probes).
+    const tlsSkip = tlsSkipReason();
+    const certificate = tlsSkip === false ? trustedCertificate(dir) : undefined;
     const { jwksFile, revocationsFile, oneKey, rejectedKey, manyKeys } = keys;
     const core = await startSeededCore();
     services.push(core);
@@ -82,6 +88,7 @@ async function main(): Promise<void> {
     let limitsRedis: Service | undefined;
     let limitsRedisControl: Service | undefined;
     let limitsRedisWorkers2: Service | undefined;
+    let limitsRedisTls: Service | undefined;
     if (redis !== undefined) {
       const redisEnv = { REDIS_URL: redis.url, REVOCATIONS_FILE: '' };
       authRedis = await startService('gateway (keys, revocations in Redis)', 'gateway', { ...authEnv, ...redisEnv });
@@ -90,13 +97,24 @@ async function main(): Promise<void> {
       limitsRedisControl = await startService('gateway (keys, limits in Redis, control)', 'gateway', { ...limitsEnv, ...redisEnv });
       limitsRedisWorkers2 = await startService('gateway (keys, limits in Redis, WORKERS=2)', 'gateway', { ...limitsEnv, ...redisEnv, WORKERS: '2' });
       services.push(authRedis, limitsRedis, limitsRedisControl, limitsRedisWorkers2);
+      if (certificate !== undefined) {
+        const tlsEnv = { TLS_CERT_FILE: certificate.certFile, TLS_KEY_FILE: certificate.keyFile };
+        limitsRedisTls = await startService('gateway (keys, limits in Redis, TLS)', 'gateway', { ...limitsEnv, ...redisEnv, ...tlsEnv });
+        services.push(limitsRedisTls);
+      }
+      scriptCalls = scriptCallCounter(redis.url);
       if (!workersOnly) observed = await startObservedGateways({ ...limitsEnv, ...redisEnv });
     }
-    const references = await startReferences(dir, core.url, redis, keys, services);
-    const { nginx, haproxy, haproxyJwt: haproxyJwtService, haproxyJwt2, haproxyKey, fastifyStack: stack } = references;
+    const references = await startReferences(dir, core.url, redis, keys, certificate, services);
+    const { nginx, haproxy, haproxyJwt: haproxyJwtService, haproxyJwt2, haproxyJwtTls, haproxyKey, fastifyStack: stack } = references;
     const wrkSkip = wrkSkipReason();
     const pairedSkip = pairedSkipReason();
-    const skipped = [...references.skipped, ...(wrkSkip === false ? [] : [`no wrk runs: ${wrkSkip}`]), ...(pairedSkip === false ? [] : [pairedSkip])];
+    const skipped = [
+      ...references.skipped,
+      ...(tlsSkip === false ? [] : [`no TLS scenarios: ${tlsSkip}`]),
+      ...(wrkSkip === false ? [] : [`no wrk runs: ${wrkSkip}`]),
+      ...(pairedSkip === false ? [] : [pairedSkip]),
+    ];
     for (const line of skipped) process.stdout.write(`${line}\n`);
     const context: BenchContext = {
       core,
@@ -112,11 +130,13 @@ async function main(): Promise<void> {
       authRedis,
       limitsRedis,
       limitsRedisControl,
+      limitsRedisTls,
       observed,
       nginx,
       haproxy,
       haproxyJwt: haproxyJwtService,
       haproxyJwt2,
+      haproxyJwtTls,
       haproxyKey,
       fastifyStack: stack,
       oneKey,
@@ -132,6 +152,7 @@ async function main(): Promise<void> {
       [haproxy, undefined],
       [haproxyJwtService, `Bearer ${haproxyKey}`],
       [haproxyJwt2, `Bearer ${haproxyKey}`],
+      [haproxyJwtTls, `Bearer ${haproxyKey}`],
       [stack, `Bearer ${oneKey}`],
       [bare, undefined],
       [bareHttpProxy, undefined],
@@ -143,6 +164,7 @@ async function main(): Promise<void> {
       [bareWorkers2, undefined],
       [limitsMemoryWorkers2, `Bearer ${oneKey}`],
       [limitsRedisWorkers2, `Bearer ${oneKey}`],
+      [limitsRedisTls, `Bearer ${oneKey}`],
       [observed?.metrics, `Bearer ${oneKey}`],
       [observed?.tracing, `Bearer ${oneKey}`],
     ];
@@ -157,6 +179,14 @@ async function main(): Promise<void> {
     }
 
     const measure = cpuMeter({ core: core.pid, redis: redis?.pid });
+    // What each TLS server agrees with a client like autocannon's: the report shows both sides alike.
+    const tls: Record<string, string> = {};
+    for (const [scenario, service] of [
+      ['gateway-limits-redis-tls', limitsRedisTls],
+      ['haproxy-jwt-stick-table-tls', haproxyJwtTls],
+    ] as const) {
+      if (service !== undefined) tls[scenario] = await negotiated(service.url);
+    }
 
     const started = Date.now();
     const measurements = await runPlan({
@@ -164,8 +194,9 @@ async function main(): Promise<void> {
       context,
       measure,
       wrk: wrkSkip === false,
-      available: { redis: redis !== undefined, nginx: nginx !== undefined, haproxy: haproxy !== undefined },
-      ...(workersOnly ? { plan: PLAN.filter((entry) => entry.group !== undefined) } : {}),
+      ...(scriptCalls === undefined ? {} : { scriptCalls: scriptCalls.count }),
+      available: { redis: redis !== undefined, nginx: nginx !== undefined, haproxy: haproxy !== undefined, tls: certificate !== undefined },
+      ...(workersOnly ? { plan: PLAN.filter((entry) => entry.group !== undefined && WORKERS_GROUPS.includes(entry.group)) } : {}),
     });
 
     // The observability goals: each gateway loaded together with `off`, compared by CPU per request (lib/paired.ts).
@@ -238,6 +269,7 @@ async function main(): Promise<void> {
       seconds: Math.round((performance.now() - suiteStarted) / 1000),
       skipped,
       haproxyAlgorithm: references.haproxyAlgorithm,
+      tls,
     };
     const stamp = run.date.replace(/[:.]/g, '-');
     const resultsDir = fileURLToPath(new URL('./results/', import.meta.url));
@@ -252,6 +284,7 @@ async function main(): Promise<void> {
   } finally {
     await Promise.all(services.map((service) => service.stop()));
     await observed?.close();
+    scriptCalls?.close();
     await redis?.close();
     rmSync(dir, { recursive: true, force: true });
   }

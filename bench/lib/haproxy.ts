@@ -69,14 +69,22 @@ function jwtRules(jwt: HaproxyJwt, keyFile: string): string {
   http-request deny deny_status 429 if !healthz { sc_http_req_rate(0) gt ${jwt.limitPerMinute} }`;
 }
 
+export interface HaproxyOptions {
+  /** Verify every request's key and count it per account (one stick table, shared by the threads). */
+  readonly jwt?: HaproxyJwt;
+  /** One by default, like the one gateway process it is compared with; two beside a gateway of two workers. */
+  readonly threads?: number;
+  /** Terminate TLS with this PEM file (the certificate, then its key), as the gateway does given TLS_CERT_FILE. */
+  readonly tlsPem?: string;
+}
+
 /**
- * HAProxy in front of `upstreamUrl`, `threads` threads (one by default, like the one gateway
- * process it is compared with; two beside a gateway of two workers), upstream connections kept
- * alive and shared between clients (`http-reuse always`, as nginx's keepalive pool and undici's
- * do), no logs (like the nginx reference). With `jwt`, the frontend also verifies keys and counts
- * requests per account (one stick table, shared by the threads).
+ * HAProxy in front of `upstreamUrl`, upstream connections kept alive and shared between clients
+ * (`http-reuse always`, as nginx's keepalive pool and undici's do), no logs (like the nginx
+ * reference); with `options`, also verifying keys, with more threads, or over TLS.
  */
-export async function startHaproxy(dir: string, name: string, upstreamUrl: string, jwt?: HaproxyJwt, threads = 1): Promise<Service> {
+export async function startHaproxy(dir: string, name: string, upstreamUrl: string, options: HaproxyOptions = {}): Promise<Service> {
+  const { jwt, threads = 1, tlsPem } = options;
   const port = await freePort();
   const upstream = new URL(upstreamUrl);
   const prefix = join(dir, name.replace(/[^a-z0-9-]/gi, '-'));
@@ -97,7 +105,7 @@ defaults
   timeout client 30s
   timeout server 30s
 frontend api
-  bind 127.0.0.1:${port}${jwt === undefined ? '' : jwtRules(jwt, keyFile)}
+  bind 127.0.0.1:${port}${tlsPem === undefined ? '' : ` ssl crt ${tlsPem}`}${jwt === undefined ? '' : jwtRules(jwt, keyFile)}
   default_backend core
 backend core
   server core ${upstream.hostname}:${upstream.port}
@@ -105,5 +113,5 @@ backend core
   );
   // -db: stay in the foreground, so the process we started is the one measured and stopped.
   // HAProxy proxies /healthz to the core unchecked: it answers once both are up.
-  return startBenchProcess(name, { command: ['haproxy', '-db', '-q', '-f', conf], env: {} }, port);
+  return startBenchProcess(name, { command: ['haproxy', '-db', '-q', '-f', conf], env: {} }, port, tlsPem === undefined ? 'http' : 'https');
 }

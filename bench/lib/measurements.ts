@@ -16,6 +16,8 @@ export interface Measurement {
   readonly result: LoadResult;
   /** CPU µs per request during the run (from /proc; undefined where it cannot be read). */
   readonly cpu: CpuPerRequest;
+  /** The script calls (EVALSHA and EVAL) Redis ran during the run, on the scenarios that use Redis (`INFO commandstats`). */
+  readonly scriptCalls?: number;
 }
 
 /** A scenario's runs with one generator: medians over the rounds, and what was not expected. */

@@ -5,6 +5,7 @@ import { haproxySkipReason, startHaproxy } from './haproxy.js';
 import { haproxyKey } from './haproxy-key.js';
 import { nginxSkipReason, startNginx } from './nginx.js';
 import type { Service } from './services.js';
+import type { BenchCertificate } from './tls.js';
 
 /** Someone else's software in front of the same core: what the gateway is compared with. */
 export interface References {
@@ -13,6 +14,8 @@ export interface References {
   readonly haproxyJwt: Service | undefined;
   /** The same with `nbthread 2`: the reference of a gateway with two workers. */
   readonly haproxyJwt2: Service | undefined;
+  /** The same with `nbthread 1`, terminating TLS (where the bench could make a certificate). */
+  readonly haproxyJwtTls: Service | undefined;
   readonly haproxyKey: string | undefined;
   /** The JWS alg the HAProxy JWT reference verifies (see lib/haproxy-key.ts). */
   readonly haproxyAlgorithm: string | undefined;
@@ -31,14 +34,16 @@ export interface ReferenceKeys {
 
 /**
  * Starts every reference this machine can run, each skipped with its reason where its program is
- * missing (nginx, haproxy) or Redis is (the Fastify stack keeps its limits there). Each one started
- * is pushed to `started` at once, so the caller stops it even if a later one fails to start.
+ * missing (nginx, haproxy) or Redis is (the Fastify stack keeps its limits there); the TLS one
+ * where there is a `certificate`. Each one started is pushed to `started` at once, so the caller
+ * stops it even if a later one fails to start.
  */
 export async function startReferences(
   dir: string,
   coreUrl: string,
   redis: RedisServer | undefined,
   keys: ReferenceKeys,
+  certificate: BenchCertificate | undefined,
   started: Service[],
 ): Promise<References> {
   const skipped: string[] = [];
@@ -53,6 +58,7 @@ export async function startReferences(
   let haproxy: Service | undefined;
   let haproxyJwt: Service | undefined;
   let haproxyJwt2: Service | undefined;
+  let haproxyJwtTls: Service | undefined;
   let key: Awaited<ReturnType<typeof haproxyKey>> | undefined;
   const haproxySkip = haproxySkipReason();
   if (haproxySkip !== false) skipped.push(`no HAProxy references: ${haproxySkip}`);
@@ -61,8 +67,10 @@ export async function startReferences(
     haproxy = keep(await startHaproxy(dir, 'haproxy', coreUrl));
     const { issuer, audience } = keys.oneKeyClaims;
     const jwt = { algorithm: key.algorithm, publicKeyPem: key.publicKeyPem, issuer, audience, typ: API_KEY_TYP, limitPerMinute: 1_000_000_000 };
-    haproxyJwt = keep(await startHaproxy(dir, 'haproxy (jwt_verify, stick table)', coreUrl, jwt));
-    haproxyJwt2 = keep(await startHaproxy(dir, 'haproxy (jwt_verify, stick table, nbthread 2)', coreUrl, jwt, 2));
+    haproxyJwt = keep(await startHaproxy(dir, 'haproxy (jwt_verify, stick table)', coreUrl, { jwt }));
+    haproxyJwt2 = keep(await startHaproxy(dir, 'haproxy (jwt_verify, stick table, nbthread 2)', coreUrl, { jwt, threads: 2 }));
+    if (certificate !== undefined)
+      haproxyJwtTls = keep(await startHaproxy(dir, 'haproxy (jwt_verify, stick table, TLS)', coreUrl, { jwt, tlsPem: certificate.combinedFile }));
   }
 
   let fastifyStack: Service | undefined;
@@ -73,5 +81,5 @@ export async function startReferences(
       await startFastifyStack({ upstreamUrl: coreUrl, redisUrl: redis.url, jwksFile: keys.jwksFile, issuer, audience, limitPerMinute: 1_000_000_000 }),
     );
   }
-  return { nginx, haproxy, haproxyJwt, haproxyJwt2, haproxyKey: key?.key, haproxyAlgorithm: key?.algorithm, fastifyStack, skipped };
+  return { nginx, haproxy, haproxyJwt, haproxyJwt2, haproxyJwtTls, haproxyKey: key?.key, haproxyAlgorithm: key?.algorithm, fastifyStack, skipped };
 }

@@ -1,6 +1,7 @@
 import { burstLines, inexactQuietBursts, type BurstFigures } from './bursts.js';
 import { capacityLines } from './capacity-report.js';
 import { renderChart } from './chart.js';
+import { costLines } from './cost-figures.js';
 import { goalText, ISSUE_FIGURES, OBSERVABILITY_FIGURES, OTHER_RATIOS, verdict, type Figure, type RowOf } from './figures.js';
 import type { LimiterFigures } from './limiter-figures.js';
 import type { LoadSettings } from './load.js';
@@ -24,6 +25,8 @@ export interface RunInfo {
   readonly skipped: readonly string[];
   /** The JWS alg the HAProxy JWT reference verified, when it ran. */
   readonly haproxyAlgorithm: string | undefined;
+  /** The protocol and cipher each TLS scenario's server agreed with a Node client, by scenario (absent in runs before them). */
+  readonly tls?: Readonly<Record<string, string>>;
 }
 
 /** CPU µs per request, or a dash where it was not measured (no Redis in the scenario, not Linux). */
@@ -95,6 +98,7 @@ export function renderReport(
     ...burstLines(workers?.bursts),
   );
   if (run.workersOnly !== true) {
+    lines.push('', '## Goals of the issue "Shared limits at in-process cost"', '', ...costLines(measurements, !run.quick, run.tls));
     lines.push('', '## Goals of the issue "Exact limits at local speed"', '', ...figureTable(ISSUE_FIGURES, rowOf, limiter, !run.quick, 'not measured'));
     lines.push(
       '',

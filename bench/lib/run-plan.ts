@@ -13,8 +13,10 @@ export interface PlanOptions {
   readonly measure: (proxy: Service | undefined, load: () => Promise<LoadResult>) => Promise<{ result: LoadResult; cpu: CpuPerRequest }>;
   /** Whether wrk runs beside autocannon on the throughput scenarios. */
   readonly wrk: boolean;
+  /** The script calls Redis has run so far (`scriptCallCounter`): read around each run of a scenario that uses Redis. */
+  readonly scriptCalls?: () => Promise<number>;
   /** What this machine has: a scenario that needs what is missing is left out. */
-  readonly available: { readonly redis: boolean; readonly nginx: boolean; readonly haproxy: boolean };
+  readonly available: { readonly redis: boolean; readonly nginx: boolean; readonly haproxy: boolean; readonly tls: boolean };
   /** The scenarios to run (`PLAN` by default; `--workers` runs its groups only). */
   readonly plan?: readonly PlanEntry[];
 }
@@ -22,7 +24,8 @@ export interface PlanOptions {
 /**
  * Every scenario of the plan, round after round (those not repeated in the first only, each group
  * in the reverse order every other round: `roundOrder`): its `prepare`, then autocannon and, on the
- * throughput scenarios, wrk right after on the same target. Prints each run and returns them all.
+ * throughput scenarios, wrk right after on the same target; on a scenario that uses Redis, Redis's
+ * script calls are counted around each run. Prints each run and returns them all.
  */
 export async function runPlan(options: PlanOptions): Promise<Measurement[]> {
   const { context } = options;
@@ -32,6 +35,7 @@ export async function runPlan(options: PlanOptions): Promise<Measurement[]> {
       if (scenario.needsRedis === true && !options.available.redis) continue;
       if (scenario.needsNginx === true && !options.available.nginx) continue;
       if (scenario.needsHaproxy === true && !options.available.haproxy) continue;
+      if (scenario.needsTls === true && !options.available.tls) continue;
       await scenario.prepare?.(context);
       const proxy = scenario.proxy?.(context);
       const runs: [Measurement['generator'], () => Promise<LoadResult>][] = [['autocannon', () => scenario.run(context)]];
@@ -39,8 +43,13 @@ export async function runPlan(options: PlanOptions): Promise<Measurement[]> {
       const wrkTarget = scenario.wrk?.(context);
       if (options.wrk && wrkTarget !== undefined)
         runs.push(['wrk', () => runWrk({ ...wrkTarget, connections: context.settings.connections, seconds: context.settings.durationSeconds })]);
+      const scriptCalls = scenario.needsRedis === true ? options.scriptCalls : undefined;
       for (const [generator, load] of runs) {
+        // Read outside the measured window: the INFO that reads them is not in Redis's CPU per request.
+        const callsBefore = await scriptCalls?.();
         const { result, cpu } = await options.measure(proxy, load);
+        const callsAfter = await scriptCalls?.();
+        const calls = callsBefore === undefined || callsAfter === undefined ? undefined : callsAfter - callsBefore;
         measurements.push({
           scenario: scenario.name,
           generator,
@@ -50,9 +59,10 @@ export async function runPlan(options: PlanOptions): Promise<Measurement[]> {
           reference: scenario.reference === true,
           result,
           cpu,
+          ...(calls === undefined ? {} : { scriptCalls: calls }),
         });
         process.stdout.write(
-          `${`${scenario.name} (${generator})`.padEnd(48)} round ${round}: ${Math.round(result.rps)} req/s, p50 ${result.p50.toFixed(2)} ms, p99 ${result.p99.toFixed(2)} ms${processes(cpu)}\n`,
+          `${`${scenario.name} (${generator})`.padEnd(48)} round ${round}: ${Math.round(result.rps)} req/s, p50 ${result.p50.toFixed(2)} ms, p99 ${result.p99.toFixed(2)} ms${processes(cpu)}${perCall(result.requests, calls)}\n`,
         );
       }
     }
@@ -65,4 +75,10 @@ function processes(cpu: CpuPerRequest): string {
   const counted = cpu.proxyProcesses;
   if (counted === undefined || (counted.start === 1 && counted.end === 1)) return '';
   return counted.start === counted.end ? `, ${counted.start} processes` : `, ${counted.start} → ${counted.end} processes`;
+}
+
+/** ", 61.2 requests per script call" where Redis's script calls were counted during the run. */
+function perCall(requests: number, calls: number | undefined): string {
+  if (calls === undefined) return '';
+  return calls === 0 ? ', no script call' : `, ${(requests / calls).toFixed(1)} requests per script call`;
 }

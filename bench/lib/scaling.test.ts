@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { roundOrder, type PlanEntry } from '../scenarios/plan.js';
+import { byLabel, measured } from './measurement-fixture.js';
 import type { Measurement } from './measurements.js';
 import { processesOf, SCALING_FIGURES, scalingLines, scalingValue } from './scaling.js';
 import type { Scenario } from './scenario.js';
@@ -35,20 +36,8 @@ const run = (
   proxy: number | undefined,
   generator: Measurement['generator'] = 'wrk',
   processes = 3,
-): Measurement => ({
-  scenario,
-  generator,
-  description: '',
-  round,
-  expectStatuses: [200],
-  result: { requests: rps * 3, rps, p50: 1, p99: 2, statuses: { 200: rps * 3 }, errors: 0, timeouts: 0, raw: undefined },
-  cpu: { proxy, core: undefined, redis: undefined, machine: undefined, proxyProcesses: { start: processes, end: processes } },
-});
-const figure = (label: string) => {
-  const found = SCALING_FIGURES.find((f) => f.label === label);
-  assert.ok(found, label);
-  return found;
-};
+): Measurement => measured(scenario, round, rps, { generator, cpu: { proxy, proxyProcesses: { start: processes, end: processes } } });
+const figure = (label: string) => byLabel(SCALING_FIGURES, label);
 
 test('a scaling figure is the median of the per-round ratios, not the ratio of the medians', () => {
   // Round 2's one-worker run was disturbed: the ratio of medians would read 13,000 ÷ 10,000 = 1.30.

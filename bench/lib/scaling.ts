@@ -1,12 +1,11 @@
-import { goalText, verdict, type Figure } from './figures.js';
-import { median } from './paired-summary.js';
+import type { Figure } from './figures.js';
 import type { Generator, Measurement } from './measurements.js';
+import { roundRatio, roundTable, roundValue, type RoundFigure, type RoundValue } from './round-figures.js';
 
 /*
  * The goals of the issue "Every core": each a ratio of two scenarios run next to each other in
- * every round (the plan's groups), taken round by round, and the median of those ratios. A ratio
- * of medians could pair one scenario's best round with the other's worst; a round's ratio compares
- * two runs a few seconds apart on the same machine.
+ * every round (the plan's groups), taken round by round, and the median of those ratios
+ * (`round-figures.ts`): a round's ratio compares two runs a few seconds apart on the same machine.
  */
 
 export interface ScalingFigure extends Pick<Figure, 'label' | 'goal' | 'format'> {
@@ -77,23 +76,17 @@ export const SCALING_FIGURES: readonly ScalingFigure[] = [
 ];
 
 /** A figure from one generator: each round's ratio (rounds where both ran), and their median. */
-export interface ScalingValue {
-  readonly byRound: readonly number[];
-  readonly median: number;
+export type ScalingValue = RoundValue;
+
+/** `figure` as a figure of the rounds: its numerator's reading ÷ its denominator's, in each round. */
+function roundFigure(figure: ScalingFigure): RoundFigure {
+  const reading = figure.of === 'rps' ? (m: Measurement) => m.result.rps : (m: Measurement) => m.cpu.proxy;
+  return { ...figure, value: roundRatio(figure.numerator, figure.denominator, reading) };
 }
 
 /** `figure` from the runs of `generator`, or `undefined` where either scenario gave no figure in any round. */
 export function scalingValue(measurements: readonly Measurement[], figure: ScalingFigure, generator: Generator): ScalingValue | undefined {
-  const of = (m: Measurement) => (figure.of === 'rps' ? m.result.rps : m.cpu.proxy);
-  const runs = (scenario: string) => new Map(measurements.filter((m) => m.scenario === scenario && m.generator === generator).map((m) => [m.round, m]));
-  const [top, bottom] = [runs(figure.numerator), runs(figure.denominator)];
-  const byRound: number[] = [];
-  for (const [round, run] of [...top].sort(([a], [b]) => a - b)) {
-    const other = bottom.get(round);
-    const [a, b] = [of(run), other === undefined ? undefined : of(other)];
-    if (a !== undefined && b !== undefined && b > 0) byRound.push(a / b);
-  }
-  return byRound.length === 0 ? undefined : { byRound, median: median(byRound) };
+  return roundValue(measurements, roundFigure(figure), generator);
 }
 
 /** The processes a scenario's proxy had (start and end of each run: a gateway with two workers has 3), as `3` or `1–3`. */
@@ -108,15 +101,7 @@ export function processesOf(measurements: readonly Measurement[], scenario: stri
 
 /** The report's table of these figures: each generator's median of the per-round ratios, its verdict, and the rounds' ratios. */
 export function scalingLines(measurements: readonly Measurement[], judged: boolean): string[] {
-  const lines = ['| Figure | autocannon | verdict | wrk | verdict | goal | per round (autocannon; wrk) |', '|---|---:|---|---:|---|---|---|'];
-  for (const figure of SCALING_FIGURES) {
-    const values = (['autocannon', 'wrk'] as const).map((generator) => scalingValue(measurements, figure, generator));
-    const cells = values.map((value) =>
-      value === undefined ? 'not measured | —' : `${figure.format(value.median)} | ${verdict(figure, value.median, judged)}`,
-    );
-    const rounds = values.map((value) => (value === undefined ? '—' : value.byRound.map(figure.format).join(', '))).join('; ');
-    lines.push(`| ${figure.label} | ${cells.join(' | ')} | ${goalText(figure)} | ${rounds} |`);
-  }
+  const lines = roundTable(SCALING_FIGURES.map(roundFigure), measurements, judged);
   const counted = [
     'gateway-bare',
     'gateway-bare-workers-2',

@@ -27,6 +27,8 @@ export interface BenchContext {
   readonly limitsRedis: Service | undefined;
   /** A second gateway configured as `limitsRedis`: a control (sequential and paired). */
   readonly limitsRedisControl: Service | undefined;
+  /** `limitsRedis` terminating TLS itself (TLS_CERT_FILE, TLS_KEY_FILE), where Redis is here and the bench could make a certificate. */
+  readonly limitsRedisTls: Service | undefined;
   /** The same full pipeline on Redis with metrics on, and with traces exported (when Redis is here). */
   readonly observed: ObservedGateways | undefined;
   /** nginx proxy_pass in front of the core, when nginx is installed. */
@@ -34,8 +36,9 @@ export interface BenchContext {
   /** HAProxy in front of the core, bare and with jwt_verify + a stick table, when installed. */
   readonly haproxy: Service | undefined;
   readonly haproxyJwt: Service | undefined;
-  /** The JWT one with `nbthread 2`. */
+  /** The JWT one with `nbthread 2`; and with `nbthread 1` terminating TLS. */
   readonly haproxyJwt2: Service | undefined;
+  readonly haproxyJwtTls: Service | undefined;
   /** The API key `haproxyJwt` verifies: `oneKey`'s claims, signed with an algorithm HAProxy knows. */
   readonly haproxyKey: string | undefined;
   /** Fastify + @fastify/http-proxy + @fastify/rate-limit on Redis + jose, when Redis is here. */
@@ -62,6 +65,8 @@ export interface Scenario {
   readonly needsNginx?: boolean;
   /** Skipped (with a printed reason) where haproxy is not installed. */
   readonly needsHaproxy?: boolean;
+  /** Skipped (with a printed reason) where the bench cannot make and trust a certificate (`tlsSkipReason`). */
+  readonly needsTls?: boolean;
   /** Someone else's software, measured for comparison: its errors are flagged, but do not fail the run. */
   readonly reference?: boolean;
   /** Brings about the state the scenario measures, before each of its runs and outside the measurement. */

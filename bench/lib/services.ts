@@ -27,7 +27,9 @@ export interface Service {
  */
 export async function startService(name: string, kind: ServiceKind, env: Record<string, string>, root = REPOSITORY_ROOT): Promise<Service> {
   const { command, cwd } = serviceCommand(root, kind);
-  const service = await startBenchProcess(name, { command, cwd, env: kind === 'gateway' ? { WORKERS: '1', ...env } : env }, await freePort());
+  // A gateway given a certificate serves HTTPS only (docs/operating.md#tls).
+  const protocol = kind === 'gateway' && env.TLS_CERT_FILE !== undefined ? 'https' : 'http';
+  const service = await startBenchProcess(name, { command, cwd, env: kind === 'gateway' ? { WORKERS: '1', ...env } : env }, await freePort(), protocol);
   if (kind === 'gateway') await waitUntilReady(service);
   return service;
 }
@@ -54,10 +56,16 @@ async function waitUntilReady(service: Service): Promise<void> {
 /**
  * Starts a process of the bench (a service, a reference proxy) with testkit's starter, given
  * `HOST` and `PORT` on loopback, and resolves once its /healthz answers (rejects if it exits
- * first or takes over 30 s). Its stderr shows as it comes; `stop` sends SIGTERM and waits.
+ * first or takes over 30 s). Its stderr shows as it comes; `stop` sends SIGTERM and waits. One
+ * that serves `https` is asked over TLS, its certificate trusted (`trustedCertificate`).
  */
-export async function startBenchProcess(name: string, options: Omit<StartServiceOptions, 'healthzAt'>, port: number): Promise<Service> {
-  const url = `http://127.0.0.1:${port}`;
+export async function startBenchProcess(
+  name: string,
+  options: Omit<StartServiceOptions, 'healthzAt'>,
+  port: number,
+  protocol: 'http' | 'https' = 'http',
+): Promise<Service> {
+  const url = `${protocol}://127.0.0.1:${port}`;
   const started = await startProcess({
     ...options,
     env: { HOST: '127.0.0.1', PORT: String(port), ...options.env },

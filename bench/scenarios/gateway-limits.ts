@@ -34,7 +34,7 @@ export const gatewayAuthRedis: Scenario = {
 
 export const gatewayLimitsRedis: Scenario = {
   name: 'gateway-limits-redis',
-  description: 'the full pipeline: one key, revocations and limits in Redis (the requests of an event-loop turn share one script call)',
+  description: 'the full pipeline: one key, revocations and limits in Redis (requests share script calls, and a busy account is answered from a lease)',
   expectStatuses: [200],
   needsRedis: true,
   run: (context) => runLoad({ ...redisTarget(context), settings: context.settings }),

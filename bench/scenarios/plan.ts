@@ -8,6 +8,7 @@ import { gatewayMetrics, gatewayTracing } from './gateway-observability.js';
 import { haproxyBare, haproxyJwt } from './haproxy.js';
 import { nginxProxyPass } from './nginx.js';
 import { latencyCore, latencyGateway, latencyGatewayRedis, rejectionPath } from './rejection-and-latency.js';
+import { gatewayLimitsRedisTls, haproxyJwtTls } from './tls.js';
 import { gatewayBareWorkers2, gatewayLimitsMemoryWorkers2, gatewayLimitsRedisWorkers2, haproxyJwtNbthread2 } from './workers.js';
 
 export interface PlanEntry {
@@ -15,12 +16,15 @@ export interface PlanEntry {
   /** Run in every round (paired with others), or in the first only. */
   readonly repeat: boolean;
   /**
-   * Scenarios compared round by round (the goals of the issue "Every core"): the entries of a
-   * group sit next to each other, and run in the reverse order every other round, so that neither
-   * always runs first, on a cooler machine.
+   * Scenarios compared round by round (the goals of the issues "Every core" and, over TLS, issue
+   * 31): the entries of a group sit next to each other, and run in the reverse order every other
+   * round, so that neither always runs first, on a cooler machine.
    */
-  readonly group?: 'bare' | 'memory' | 'redis';
+  readonly group?: 'bare' | 'memory' | 'redis' | 'tls';
 }
+
+/** The groups of the issue "Every core": what `npm run bench -- --workers` runs. */
+export const WORKERS_GROUPS: readonly NonNullable<PlanEntry['group']>[] = ['bare', 'memory', 'redis'];
 
 /** Paired scenarios run alternately, `rounds` times, so drift on the machine hits both alike. */
 export const PLAN: readonly PlanEntry[] = [
@@ -39,6 +43,8 @@ export const PLAN: readonly PlanEntry[] = [
   { scenario: gatewayLimitsRedis, repeat: true, group: 'redis' },
   { scenario: gatewayLimitsRedisWorkers2, repeat: true, group: 'redis' },
   { scenario: haproxyJwtNbthread2, repeat: true, group: 'redis' },
+  { scenario: gatewayLimitsRedisTls, repeat: true, group: 'tls' },
+  { scenario: haproxyJwtTls, repeat: true, group: 'tls' },
   { scenario: gatewayMetrics, repeat: true },
   { scenario: gatewayTracing, repeat: true },
   { scenario: gatewayLimitsRedisControl, repeat: true },
