@@ -14,12 +14,12 @@ import {
 } from '@opentelemetry/sdk-trace-base';
 import { createRequestTraces, DrawnTraceIds, passTraceContext } from './request-trace.js';
 
-/** The SDK's own tracer with `sampler`, its spans kept in memory, starting request traces as tracing.ts does. */
-function setUp(sampler: Sampler) {
+/** The SDK's own tracer with `sampler` (`root` for a request without a client trace), its spans kept in memory, starting request traces as tracing.ts does. */
+function setUp(sampler: Sampler, root = sampler) {
   const exporter = new InMemorySpanExporter();
   const ids = new DrawnTraceIds();
   const provider = new BasicTracerProvider({ sampler, idGenerator: ids, spanProcessors: [new SimpleSpanProcessor(exporter)] });
-  const start = createRequestTraces(provider.getTracer('test'), sampler, ids);
+  const start = createRequestTraces(provider.getTracer('test'), { sampler, root }, ids);
   return { exporter, start: (parent = ROOT_CONTEXT) => start(parent, { name: 'GET', startTime: performance.now(), attributes: {} }) };
 }
 
@@ -52,7 +52,8 @@ test('a root request is kept or left out on the trace id it is then given, one i
 
 test("a client's trace: followed when sampled, left out with its trace state when not", () => {
   const propagator = new W3CTraceContextPropagator();
-  const { exporter, start } = setUp(new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(0) }));
+  const root = new TraceIdRatioBasedSampler(0);
+  const { exporter, start } = setUp(new ParentBasedSampler({ root }), root);
   const client = (flags: string) =>
     propagator.extract(
       ROOT_CONTEXT,

@@ -79,25 +79,34 @@ export interface ServerSpanStart {
   readonly attributes: Attributes;
 }
 
+/** The tracer's sampler, and the one it delegates a request without a client trace to (itself, unless parent-based). */
+export interface RequestSamplers {
+  readonly sampler: Sampler;
+  readonly root: Sampler;
+}
+
 /**
  * Starts requests' traces as the SDK's tracer would (the same sampler, asked with the same
  * arguments), but asks the sampler before anything is made: a request left out costs a trace id
  * (or its client's) and a decision, not a span, a span id, a context and their checks. `parent`
- * is the client's context (`ROOT_CONTEXT` without a valid `traceparent`). `tracer` must be made
- * with `ids` as its id generator: a root span the sampler keeps takes the trace id it decided on.
+ * is the client's context (`ROOT_CONTEXT` without a valid `traceparent`); without a client trace
+ * the root sampler is asked directly, as the parent-based one would (its own lookups cost about a
+ * microsecond a request in a gateway under load). `tracer` must be made with `samplers.sampler`
+ * and with `ids` as its id generator: a root span kept takes the trace id decided on.
  */
-export function createRequestTraces(tracer: Tracer, sampler: Sampler, ids: DrawnTraceIds) {
+export function createRequestTraces(tracer: Tracer, samplers: RequestSamplers, ids: DrawnTraceIds) {
   return function startRequestTrace(parent: Context, span: ServerSpanStart): RequestTrace {
     // `extract` puts a span context in `parent` only for a valid `traceparent`.
     const remote = trace.getSpanContext(parent);
     const traceId = remote?.traceId ?? ids.generateTraceId();
+    const sampler = remote === undefined ? samplers.root : samplers.sampler;
     const sampled = sampler.shouldSample(parent, traceId, span.name, SpanKind.SERVER, span.attributes, []);
     if (sampled.decision === SamplingDecision.NOT_RECORD) {
       // What the tracer's non-recording span would carry: the sampler's trace state, else the client's.
       return { traceId, recording: false, traceFlags: TraceFlags.NONE, traceState: sampled.traceState ?? remote?.traceState };
     }
     if (remote === undefined) ids.next = traceId;
-    // The tracer asks the sampler again with the same arguments, so it decides the same.
+    // The tracer asks its sampler again with the same arguments, so it decides the same.
     const server = tracer.startSpan(span.name, { kind: SpanKind.SERVER, startTime: span.startTime, attributes: span.attributes }, parent);
     ids.next = undefined;
     if (server.isRecording()) return { traceId, recording: true, server, context: trace.setSpan(ROOT_CONTEXT, server), client: undefined };

@@ -34,7 +34,7 @@ import {
   type UpstreamCallEvent,
   type UpstreamStartEvent,
 } from '../events/index.js';
-import { createRequestTraces, DrawnTraceIds, passTraceContext, type RequestTrace } from './request-trace.js';
+import { createRequestTraces, DrawnTraceIds, passTraceContext, type RequestSamplers, type RequestTrace } from './request-trace.js';
 import { subscribeAll } from './subscribe.js';
 
 /** What tracing needs (`OTEL_*` settings, parsed in `config/`). */
@@ -70,13 +70,17 @@ function pathOf(url: string): string {
 
 const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
-function samplerOf(config: TracingOptions): Sampler {
+/**
+ * The sampler OTEL_TRACES_SAMPLER names, and the one that decides a request without a client
+ * trace: for `parentbased_*`, its root sampler, which is what the parent-based one would ask.
+ */
+function samplersOf(config: TracingOptions): RequestSamplers {
   const root = config.sampler.endsWith('always_off')
     ? new AlwaysOffSampler()
     : config.sampler.endsWith('traceidratio')
       ? new TraceIdRatioBasedSampler(config.ratio)
       : new AlwaysOnSampler();
-  return config.sampler.startsWith('parentbased_') ? new ParentBasedSampler({ root }) : root;
+  return { sampler: config.sampler.startsWith('parentbased_') ? new ParentBasedSampler({ root }) : root, root };
 }
 
 /**
@@ -95,16 +99,16 @@ export function createTracing(
   resource: Readonly<Record<string, string | number>> = {},
 ): { stop(): Promise<void> } {
   const exporter = new OTLPTraceExporter({ url: config.url, headers: { ...config.headers } });
-  const sampler = samplerOf(config);
+  const samplers = samplersOf(config);
   const ids = new DrawnTraceIds();
   const provider = new BasicTracerProvider({
     resource: resourceFromAttributes({ ...resource, [ATTR_SERVICE_NAME]: config.serviceName, [ATTR_SERVICE_VERSION]: VERSION }),
-    sampler,
+    sampler: samplers.sampler,
     idGenerator: ids,
     spanProcessors: [new BatchSpanProcessor(exporter, { scheduledDelayMillis: config.exportDelayMs })],
   });
   const tracer: Tracer = provider.getTracer('@animal-store/gateway', VERSION);
-  const startRequestTrace = createRequestTraces(tracer, sampler, ids);
+  const startRequestTrace = createRequestTraces(tracer, samplers, ids);
   const propagator = new W3CTraceContextPropagator();
   /** A finished child span of the request's server span, from the times its event carries. */
   const child = (request: RequestRecord, name: string, startedAt: number, durationMs: number, attributes: Record<string, string>) => {
