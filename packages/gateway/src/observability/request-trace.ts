@@ -106,9 +106,14 @@ export function createRequestTraces(tracer: Tracer, samplers: RequestSamplers, i
       return { traceId, recording: false, traceFlags: TraceFlags.NONE, traceState: sampled.traceState ?? remote?.traceState };
     }
     if (remote === undefined) ids.next = traceId;
-    // The tracer asks its sampler again with the same arguments, so it decides the same.
-    const server = tracer.startSpan(span.name, { kind: SpanKind.SERVER, startTime: span.startTime, attributes: span.attributes }, parent);
-    ids.next = undefined;
+    let server: Span;
+    try {
+      // The tracer asks its sampler again with the same arguments, so it decides the same.
+      server = tracer.startSpan(span.name, { kind: SpanKind.SERVER, startTime: span.startTime, attributes: span.attributes }, parent);
+    } finally {
+      // Never left for another span: two requests would share a trace.
+      ids.next = undefined;
+    }
     if (server.isRecording()) return { traceId, recording: true, server, context: trace.setSpan(ROOT_CONTEXT, server), client: undefined };
     // A sampler that decides otherwise the second time (none of OTEL_TRACES_SAMPLER's) is obeyed.
     const { traceFlags, traceState } = server.spanContext();
