@@ -1,4 +1,5 @@
 import { execFile, spawnSync } from 'node:child_process';
+import { dirname } from 'node:path';
 import { promisify } from 'node:util';
 
 /**
@@ -14,9 +15,16 @@ import { promisify } from 'node:util';
 
 const run = promisify(execFile);
 
+/**
+ * perf's environment for a profile kept in `file`'s folder: its build-id cache (`$HOME/.debug`)
+ * there too, where every JIT dump of every run would otherwise stay (gigabytes after a few runs).
+ */
+const perfEnv = (file: string) => ({ ...process.env, HOME: dirname(file) });
+
 /** Why perf cannot sample here (not installed, or not allowed), or `false` when it can. */
 export function perfSkipReason(): string | false {
-  const probe = spawnSync('perf', ['record', '-q', '-e', 'cpu-clock', '-o', '/dev/null', '--', 'true'], { encoding: 'utf8' });
+  // -N: nothing added to the build-id cache.
+  const probe = spawnSync('perf', ['record', '-q', '-N', '-e', 'cpu-clock', '-o', '/dev/null', '--', 'true'], { encoding: 'utf8' });
   if (probe.error !== undefined) return 'perf is not installed (apt-get install linux-perf)';
   return probe.status === 0 ? false : `perf cannot record here: ${probe.stderr.trim().split('\n').at(-1) ?? `exit ${probe.status}`}`;
 }
@@ -26,14 +34,15 @@ export async function recordCpu(pid: number, seconds: number, file: string): Pro
   // -k mono: the clock of node's JIT dumps, which perf inject matches samples against.
   await run('perf', ['record', '-q', '-k', 'mono', '-e', 'cpu-clock', '-F', '1999', '-g', '-p', String(pid), '-o', file, '--', 'sleep', String(seconds)], {
     timeout: (seconds + 30) * 1000,
+    env: perfEnv(file),
   });
 }
 
 /** The samples of a `recordCpu` file, JIT code named from the dumps its process wrote, as `perf script` prints them. */
 export async function scriptOf(file: string): Promise<string> {
   const injected = `${file}.jit`;
-  await run('perf', ['inject', '--jit', '-i', file, '-o', injected], { maxBuffer: 1 << 26 });
-  const { stdout } = await run('perf', ['script', '-i', injected], { maxBuffer: 1 << 30 });
+  await run('perf', ['inject', '--jit', '-i', file, '-o', injected], { maxBuffer: 1 << 26, env: perfEnv(file) });
+  const { stdout } = await run('perf', ['script', '-i', injected], { maxBuffer: 1 << 30, env: perfEnv(file) });
   return stdout;
 }
 
