@@ -10,7 +10,6 @@ import {
   BatchSpanProcessor,
   ParentBasedSampler,
   TraceIdRatioBasedSampler,
-  type Sampler,
 } from '@opentelemetry/sdk-trace-base';
 import {
   ATTR_ERROR_TYPE,
