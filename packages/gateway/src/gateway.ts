@@ -109,7 +109,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps): Server 
   function onRequest(req: IncomingMessage, res: ServerResponse): void {
     requestArrived();
     const x = openExchange(req, res, source);
-    publishRequestStart({ request: x.record, headers: req.headers });
+    if (publishRequestStart.active) publishRequestStart({ request: x.record, headers: req.headers });
     let answer: Answer | Promise<Answer>;
     try {
       answer = run(x, 0);

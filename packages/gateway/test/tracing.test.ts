@@ -251,6 +251,55 @@ test('a request its sampler leaves out makes no spans, and the upstream is told 
   );
 });
 
+test('a new trace the ratio sampler leaves out still has its id in the log line and goes upstream not sampled', async (t) => {
+  let lines = '';
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      lines += chunk.toString('utf8');
+      done();
+    },
+  });
+  const leaving = await startGateway(
+    {
+      UPSTREAM_URL: upstream.url,
+      OPENAPI_FILE: writeDocument(PROXY_TEST_PATHS),
+      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+      // No new trace is kept; a client's sampled trace is followed.
+      OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
+      OTEL_TRACES_SAMPLER_ARG: '0',
+      OTEL_BSP_SCHEDULE_DELAY: '20',
+    },
+    undefined,
+    undefined,
+    { logger: pino({ level: 'info' }, sink) },
+  );
+  t.after(() => leaving.close());
+  const res = await fetch(`${leaving.url}/v1/echo`, { headers: { 'x-request-id': 'left-out-root' } });
+  assert.equal(res.status, 200);
+  await res.arrayBuffer();
+  const passed = /^00-([0-9a-f]{32})-([0-9a-f]{16})-00$/.exec(String(upstream.requests.at(-1)?.headers.traceparent));
+  assert.ok(passed !== null, `upstream got traceparent ${String(upstream.requests.at(-1)?.headers.traceparent)}`);
+  assert.notEqual(passed[1], '0'.repeat(32));
+  const deadline = Date.now() + 5000;
+  const lineOf = () =>
+    lines
+      .split('\n')
+      .filter((l) => l !== '')
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .find((l) => l.requestId === 'left-out-root' && l.status !== undefined);
+  while (lineOf() === undefined && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+  assert.equal(lineOf()?.traceId, passed[1], 'the log line names the trace the upstream continues');
+  // A sampled request after it: once its spans arrived, any of the earlier request would have too.
+  const followed = '7bf92f3577b34da6a3ce929d0e0e4738';
+  const after = await fetch(`${leaving.url}/v1/echo`, { headers: { traceparent: `00-${followed}-00f067aa0ba902b7-01` } });
+  await after.arrayBuffer();
+  await spansOf(followed, 2);
+  assert.deepEqual(
+    receiver.spans.filter((span) => span.traceId === passed[1]),
+    [],
+  );
+});
+
 test('tracing is off unless an OTLP endpoint is set, and OTEL_TRACES_EXPORTER=none keeps it off', async () => {
   const { loadConfig } = await import('../src/config/index.js');
   const tracing = (env: Record<string, string>) => {

@@ -86,7 +86,7 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
     }
     const digest = VerifiedKeyCache.digest(token);
     const identity = cache.get(digest);
-    publishKeyCacheLookup({ result: identity === undefined ? 'miss' : 'hit' });
+    if (publishKeyCacheLookup.active) publishKeyCacheLookup({ result: identity === undefined ? 'miss' : 'hit' });
     return { identity, digest, cache };
   }
 

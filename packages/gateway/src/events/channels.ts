@@ -5,8 +5,9 @@ import type { RequestRecord } from './request-record.js';
 
 /*
  * What the parts of the gateway tell whoever listens, on `node:diagnostics_channel`. A part
- * publishes and never knows who subscribes (the access log, the metrics, the traces); with nobody
- * subscribed a publication costs one property read. Times are `performance.now()` milliseconds.
+ * publishes and never knows who subscribes (the access log, the metrics, the traces). Where an
+ * event is made for every request, the part makes it only when its publisher is `active`: with
+ * nobody subscribed, a publication costs one property read. Times are `performance.now()` milliseconds.
  */
 export const CHANNELS = {
   requestStart: 'gateway:request:start',
@@ -148,11 +149,18 @@ const channels = {
   plansReload: channel(CHANNELS.plansReload),
 };
 
-function publisher<T>(name: keyof typeof channels): (event: T) => void {
+/** Publishes an event on its channel: `if (publishX.active) publishX({ … })`, so that no event is made for nobody. */
+export interface Publisher<T> {
+  (event: T): void;
+  /** Someone subscribed to the channel. */
+  readonly active: boolean;
+}
+
+function publisher<T>(name: keyof typeof channels): Publisher<T> {
   const target = channels[name];
-  return (event) => {
-    if (target.hasSubscribers) target.publish(event);
-  };
+  // A channel with no subscriber ignores what it is given.
+  const publish = (event: T) => target.publish(event);
+  return Object.defineProperty(publish, 'active', { get: () => target.hasSubscribers }) as Publisher<T>;
 }
 
 export const publishRequestStart = publisher<RequestStartEvent>('requestStart');

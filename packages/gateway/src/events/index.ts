@@ -1,4 +1,4 @@
-export { publishKeyCacheLookup, publishRedisCommand, type KeyCacheLookupEvent, type RedisCommandEvent } from './channels.js';
+export { publishKeyCacheLookup, publishRedisCommand, type KeyCacheLookupEvent, type Publisher, type RedisCommandEvent } from './channels.js';
 export { UNMATCHED_ROUTE, type RequestRecord } from './request-record.js';
 export {
   CHANNELS,

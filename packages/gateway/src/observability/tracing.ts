@@ -1,15 +1,5 @@
 import { readFileSync } from 'node:fs';
-import {
-  ROOT_CONTEXT,
-  SpanKind,
-  SpanStatusCode,
-  defaultTextMapGetter,
-  defaultTextMapSetter,
-  trace,
-  type Context,
-  type Span,
-  type Tracer,
-} from '@opentelemetry/api';
+import { ROOT_CONTEXT, SpanKind, SpanStatusCode, defaultTextMapGetter, type Tracer } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
@@ -20,7 +10,6 @@ import {
   BatchSpanProcessor,
   ParentBasedSampler,
   TraceIdRatioBasedSampler,
-  type Sampler,
 } from '@opentelemetry/sdk-trace-base';
 import {
   ATTR_ERROR_TYPE,
@@ -44,6 +33,7 @@ import {
   type UpstreamCallEvent,
   type UpstreamStartEvent,
 } from '../events/index.js';
+import { createRequestTraces, DrawnTraceIds, passTraceContext, type RequestSamplers, type RequestTrace } from './request-trace.js';
 import { subscribeAll } from './subscribe.js';
 
 /** What tracing needs (`OTEL_*` settings, parsed in `config/`). */
@@ -58,21 +48,18 @@ export interface TracingOptions {
   readonly exportDelayMs: number;
 }
 
-/** A request's spans, kept on its record under a key only this module knows. */
-const SPANS = Symbol('trace spans');
-interface RequestSpans {
-  readonly server: Span;
-  /** The server span's context: the parent of the request's other spans. */
-  readonly context: Context;
-  /**
-   * Whether the sampler kept the request. A request left out gets no child spans: whatever the
-   * sampler, they would be left out too (same trace id, or a parent not sampled).
-   */
-  readonly recording: boolean;
-  client: Span | undefined;
-}
-type TracedRecord = RequestRecord & { [SPANS]?: RequestSpans };
-const spansOf = (request: RequestRecord): RequestSpans | undefined => (request as TracedRecord)[SPANS];
+/** A request's trace, kept on its record under a key only this module knows. */
+const TRACE = Symbol('request trace');
+type TracedRecord = RequestRecord & { [TRACE]?: RequestTrace };
+const traceOf = (request: RequestRecord): RequestTrace | undefined => (request as TracedRecord)[TRACE];
+/**
+ * The request's trace when its spans are recorded. A request left out gets no child spans:
+ * whatever the sampler, they would be left out too (same trace id, or a parent not sampled).
+ */
+const recordedOf = (request: RequestRecord) => {
+  const requestTrace = traceOf(request);
+  return requestTrace?.recording === true ? requestTrace : undefined;
+};
 
 /** The path of a request target, without its query (`url.path`). */
 function pathOf(url: string): string {
@@ -82,21 +69,27 @@ function pathOf(url: string): string {
 
 const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
-function samplerOf(config: TracingOptions): Sampler {
+/**
+ * The sampler OTEL_TRACES_SAMPLER names, and the one that decides a request without a client
+ * trace: for `parentbased_*`, its root sampler, which is what the parent-based one would ask.
+ */
+function samplersOf(config: TracingOptions): RequestSamplers {
   const root = config.sampler.endsWith('always_off')
     ? new AlwaysOffSampler()
     : config.sampler.endsWith('traceidratio')
       ? new TraceIdRatioBasedSampler(config.ratio)
       : new AlwaysOnSampler();
-  return config.sampler.startsWith('parentbased_') ? new ParentBasedSampler({ root }) : root;
+  return { sampler: config.sampler.startsWith('parentbased_') ? new ParentBasedSampler({ root }) : root, root };
 }
 
 /**
  * Traces, as a subscriber of the request path's events: a server span per request named
  * `{method} {route}`, continuing the client's W3C `traceparent` (a new trace when there is none),
  * with child spans for the key verification, the limit decision and the upstream call, whose
- * context goes upstream in `traceparent` / `tracestate`. Spans are exported over OTLP/HTTP (JSON)
- * in batches. The request's trace id goes into its record, hence into its log line.
+ * context goes upstream in `traceparent` / `tracestate`. A request the sampler leaves out makes no
+ * span at all (`request-trace.ts`): the upstream gets its trace context flagged not sampled. Spans
+ * are exported over OTLP/HTTP (JSON) in batches. The request's trace id goes into its record, hence
+ * into its log line.
  */
 export function createTracing(
   source: object,
@@ -105,17 +98,21 @@ export function createTracing(
   resource: Readonly<Record<string, string | number>> = {},
 ): { stop(): Promise<void> } {
   const exporter = new OTLPTraceExporter({ url: config.url, headers: { ...config.headers } });
+  const samplers = samplersOf(config);
+  const ids = new DrawnTraceIds();
   const provider = new BasicTracerProvider({
     resource: resourceFromAttributes({ ...resource, [ATTR_SERVICE_NAME]: config.serviceName, [ATTR_SERVICE_VERSION]: VERSION }),
-    sampler: samplerOf(config),
+    sampler: samplers.sampler,
+    idGenerator: ids,
     spanProcessors: [new BatchSpanProcessor(exporter, { scheduledDelayMillis: config.exportDelayMs })],
   });
   const tracer: Tracer = provider.getTracer('@animal-store/gateway', VERSION);
+  const startRequestTrace = createRequestTraces(tracer, samplers, ids);
   const propagator = new W3CTraceContextPropagator();
   /** A finished child span of the request's server span, from the times its event carries. */
   const child = (request: RequestRecord, name: string, startedAt: number, durationMs: number, attributes: Record<string, string>) => {
-    const spans = spansOf(request);
-    if (spans?.recording === true) tracer.startSpan(name, { startTime: startedAt, attributes }, spans.context).end(startedAt + durationMs);
+    const recorded = recordedOf(request);
+    if (recorded !== undefined) tracer.startSpan(name, { startTime: startedAt, attributes }, recorded.context).end(startedAt + durationMs);
   };
 
   const unsubscribe = subscribeAll({
@@ -123,44 +120,44 @@ export function createTracing(
       if (request.source !== source) return;
       // Without `traceparent` there is nothing to continue (`tracestate` alone is ignored).
       const parent = headers.traceparent === undefined ? ROOT_CONTEXT : propagator.extract(ROOT_CONTEXT, headers, defaultTextMapGetter);
-      const server = tracer.startSpan(
-        request.method,
-        {
-          kind: SpanKind.SERVER,
-          startTime: request.startedAt,
-          attributes: { [ATTR_HTTP_REQUEST_METHOD]: request.method, [ATTR_URL_PATH]: pathOf(request.url) },
-        },
-        parent,
-      );
-      (request as TracedRecord)[SPANS] = { server, context: trace.setSpan(ROOT_CONTEXT, server), recording: server.isRecording(), client: undefined };
-      request.traceId = server.spanContext().traceId;
+      const requestTrace = startRequestTrace(parent, {
+        name: request.method,
+        startTime: request.startedAt,
+        attributes: { [ATTR_HTTP_REQUEST_METHOD]: request.method, [ATTR_URL_PATH]: pathOf(request.url) },
+      });
+      (request as TracedRecord)[TRACE] = requestTrace;
+      request.traceId = requestTrace.traceId;
     },
     [CHANNELS.authOutcome]: ({ request, outcome, verified, startedAt, durationMs }: AuthOutcomeEvent) => {
       if (request.source !== source) return;
       // A key the cache knew costs a lookup, not a verification: an attribute, not a span.
       if (verified) child(request, 'verify key', startedAt, durationMs, { 'gateway.auth.outcome': outcome });
-      else spansOf(request)?.server.setAttribute('gateway.auth.outcome', outcome);
+      else recordedOf(request)?.server.setAttribute('gateway.auth.outcome', outcome);
     },
     [CHANNELS.limitDecision]: ({ request, plan, decision, startedAt, durationMs }: LimitDecisionEvent) => {
       if (request?.source === source)
         child(request, 'rate limit', startedAt, durationMs, { 'gateway.ratelimit.plan': plan, 'gateway.ratelimit.decision': decision });
     },
     [CHANNELS.upstreamStart]: ({ request, headers }: UpstreamStartEvent) => {
-      const spans = request.source === source ? spansOf(request) : undefined;
-      if (spans === undefined) return;
-      // The upstream continues the gateway's trace: the client's own headers give way to the call's
-      // (the server span's own when the request is left out, so the upstream knows it is).
-      let context = spans.context;
-      if (spans.recording) {
-        spans.client = tracer.startSpan(request.method, { kind: SpanKind.CLIENT, attributes: { [ATTR_HTTP_REQUEST_METHOD]: request.method } }, context);
-        context = trace.setSpan(ROOT_CONTEXT, spans.client);
+      const requestTrace = request.source === source ? traceOf(request) : undefined;
+      if (requestTrace === undefined) return;
+      // The upstream continues the gateway's trace from its call; a request left out passes on the
+      // server span it would have had, so the upstream knows it is left out.
+      if (requestTrace.recording) {
+        const client = tracer.startSpan(
+          request.method,
+          { kind: SpanKind.CLIENT, attributes: { [ATTR_HTTP_REQUEST_METHOD]: request.method } },
+          requestTrace.context,
+        );
+        requestTrace.client = client;
+        passTraceContext(headers, client.spanContext());
+      } else {
+        const { traceId, traceFlags, traceState } = requestTrace;
+        passTraceContext(headers, { traceId, spanId: ids.generateSpanId(), traceFlags, traceState });
       }
-      delete headers.traceparent;
-      delete headers.tracestate;
-      propagator.inject(context, headers, defaultTextMapSetter);
     },
     [CHANNELS.upstreamCall]: ({ request, serverAddress, serverPort, status, errorType, startedAt, durationMs }: UpstreamCallEvent) => {
-      const span = request.source === source ? spansOf(request)?.client : undefined;
+      const span = request.source === source ? recordedOf(request)?.client : undefined;
       if (span === undefined) return;
       span.setAttributes({ [ATTR_SERVER_ADDRESS]: serverAddress, [ATTR_SERVER_PORT]: serverPort });
       if (status !== undefined) span.setAttribute(ATTR_HTTP_RESPONSE_STATUS_CODE, status);
@@ -171,9 +168,8 @@ export function createTracing(
       span.end(startedAt + durationMs);
     },
     [CHANNELS.requestEnd]: ({ request, status }: RequestEndEvent) => {
-      const spans = request.source === source ? spansOf(request) : undefined;
-      if (spans?.recording !== true) return;
-      const span = spans.server;
+      const span = request.source === source ? recordedOf(request)?.server : undefined;
+      if (span === undefined) return;
       // Without a route (no operation at the path), the name is the method alone, as the conventions say.
       if (request.route !== UNMATCHED_ROUTE) {
         span.updateName(`${request.method} ${request.route}`);

@@ -59,7 +59,8 @@ export function applyDecision(x: Exchange, decided: RateDecision, startedAt: num
 function recordDecision(x: Exchange, kind: LimitDecisionKind, plan: string, startedAt: number, identity?: Identity): void {
   x.record.plan = plan;
   x.record.decision = kind;
-  publishLimitDecision({ request: x.record, plan, identity, decision: kind, startedAt, durationMs: performance.now() - startedAt });
+  if (publishLimitDecision.active)
+    publishLimitDecision({ request: x.record, plan, identity, decision: kind, startedAt, durationMs: performance.now() - startedAt });
 }
 
 /** The decision as an operator counts them: what a failure policy answered is named after it. */

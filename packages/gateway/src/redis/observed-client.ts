@@ -19,7 +19,7 @@ export function observeRedis(client: RedisClient, startGraceMs = 2000): RedisCli
       const startedAt = performance.now();
       return call(...args).then(
         (result) => {
-          publishRedisCommand({ command, durationMs: performance.now() - startedAt, ok: true });
+          if (publishRedisCommand.active) publishRedisCommand({ command, durationMs: performance.now() - startedAt, ok: true });
           if (up !== true) {
             if (up === false) publishRedisHealth({ up: true });
             up = true;
@@ -27,7 +27,7 @@ export function observeRedis(client: RedisClient, startGraceMs = 2000): RedisCli
           return result;
         },
         (error: unknown) => {
-          publishRedisCommand({ command, durationMs: performance.now() - startedAt, ok: false });
+          if (publishRedisCommand.active) publishRedisCommand({ command, durationMs: performance.now() - startedAt, ok: false });
           const starting = up === undefined && startedAt - createdAt < startGraceMs;
           if (up !== false && !starting) {
             up = false;

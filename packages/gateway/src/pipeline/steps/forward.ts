@@ -26,7 +26,7 @@ export function createForwardStep(upstream: Upstream, settings: ForwardSettings)
     // The plan the limit decided under (its policy's name, remembered per key): the account's
     // plan in the plans file, which may not be its key's. Absent with RATE_LIMITS=off.
     const headers = upstreamHeaders(x.req.headers, clientOf(x), x.record.id, x.body?.length, x.identity, settings.forwardAuthorization, x.record.plan);
-    publishUpstreamStart({ request: x.record, headers });
+    if (publishUpstreamStart.active) publishUpstreamStart({ request: x.record, headers });
     const startedAt = performance.now();
     const outcome = await upstream.forward({ req: x.req, res: x.res, path, headers, body: x.body, responseHeaders: x.headers });
     const durationMs = performance.now() - startedAt;

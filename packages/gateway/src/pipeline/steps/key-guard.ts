@@ -45,7 +45,7 @@ interface Refusal {
 export function settleAuth(x: Exchange, outcome: AuthOutcomeEvent['outcome'], timing = x.pendingAuth): void {
   if (timing === undefined) return;
   x.pendingAuth = undefined;
-  publishAuthOutcome({ request: x.record, outcome, ...timing });
+  if (publishAuthOutcome.active) publishAuthOutcome({ request: x.record, outcome, ...timing });
 }
 
 /**
