@@ -1,3 +1,4 @@
+// npm test: alone (its exactness bursts run under a CPU hog that keeps every core busy).
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';

@@ -3,6 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { redisSkipReason } from '@animal-store/testkit';
 import { isDeepStrictEqual } from 'node:util';
 import { burstsOnFreshGateways } from './burst-exactness.js';
+import { REPETITIONS } from './repetitions.js';
 import { startStack, type Stack } from './stack.js';
 
 // Hostile suite: the product's central promise under the attack run's burst. Two gateway
@@ -56,8 +57,8 @@ describe('hostile burst: 3,000 parallel requests over two gateway processes on o
 
 // Issue 19: exact from the first request, on a busy host. Fresh gateway processes, under each
 // failure policy, quiet and with every core kept busy by other processes: the first burst after
-// start and 20 more, each exactly the limit, and no 503 under `closed` (Redis is healthy
-// throughout). A late reply from a healthy Redis must never count as an outage.
+// start and REPETITIONS more (repetitions.ts), each exactly the limit, and no 503 under `closed`
+// (Redis is healthy throughout). A late reply from a healthy Redis must never count as an outage.
 // EXACTNESS_ENV (JSON) adds settings to the gateways, e.g. '{"REDIS_COMMAND_TIMEOUT_MS":"50"}' to
 // see these fail with the old 50 ms budget.
 const extraEnv = JSON.parse(process.env.EXACTNESS_ENV ?? '{}') as Record<string, string>;
@@ -68,13 +69,13 @@ for (const hog of [false, true]) {
       { skip: redisSkipReason() },
       () => {
         test(
-          'the first burst and 20 repetitions of 3,000 parallel requests: exactly the limit each time, every other answer a 429',
+          `the first burst and ${REPETITIONS} repetitions of 3,000 parallel requests: exactly the limit each time, every other answer a 429`,
           { timeout: 600_000 },
           async () => {
             const outcomes = await burstsOnFreshGateways({
               policy,
               hog,
-              repetitions: 20,
+              repetitions: REPETITIONS,
               requests: 3000,
               env: extraEnv,
               report: (line) => console.log(`# ${line}`),

@@ -5,16 +5,18 @@ import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { redisSkipReason, startCpuHog, temporaryDir, type CpuHog } from '@animal-store/testkit';
 import { Agent, request } from 'undici';
+import { REPETITIONS } from './repetitions.js';
 import { startStack, type Stack } from './stack.js';
 
 // Issue 21 under the hostile suite's burst: units and operation ceilings are as exact across two
-// gateway processes on one Redis as requests are, with every core kept busy. Twenty bursts of
-// 3,000 parallel requests, each on a fresh business account (1,000 units a minute) whose listPets
-// costs 5, so the plan admits 200; listPets has a ceiling for all callers, raised before each
-// burst (a changed plans file applies at the next request): by 1,000 before the even bursts, so
-// the plan binds (200 admitted), and by 150 before the odd ones, so the ceiling binds (150).
+// gateway processes on one Redis as requests are, with every core kept busy. REPETITIONS bursts
+// (repetitions.ts) of 3,000 parallel requests, each on a fresh business account (1,000 units a
+// minute) whose listPets costs 5, so the plan admits 200; listPets has a ceiling for all
+// callers, raised before each burst (a changed plans file applies at the next request): by 1,000
+// before the even bursts, so the plan binds (200 admitted), and by 150 before the odd ones, so the
+// ceiling binds (150).
 const SHIPPED = fileURLToPath(new URL('../../plans/plans.json', import.meta.url));
-const BURSTS = 20;
+const BURSTS = REPETITIONS;
 const REQUESTS = 3000;
 
 describe('hostile layers: a cost of 5 and a shared ceiling, over two gateway processes under a CPU hog', { skip: redisSkipReason() }, () => {

@@ -4,16 +4,17 @@ import { redisSkipReason, startCpuHog, type CpuHog } from '@animal-store/testkit
 import { connect } from 'node:net';
 import { accessLinesOf, byWorker, decisionsByWorker, type AccessLine } from '../support/access-lines.js';
 import { startGatewayProcess, waitUntilReady } from '../support/index.js';
+import { REPETITIONS } from './repetitions.js';
 import { startStack, type Stack } from './stack.js';
 
 // Issue 30, point 2, the hostile half: one gateway of two workers (WORKERS=2) in front of the
-// core, its limits in process (kept by its primary), and another on Redis; 20 rounds of a burst
-// of 3,000 parallel requests on a fresh free key (60 a minute) to each, both at once, on a quiet
-// host, then 20 more with every core kept busy by a CPU hog. (The gateways start before the hog,
+// core, its limits in process (kept by its primary), and another on Redis; REPETITIONS rounds
+// (repetitions.ts) of a burst of 3,000 parallel requests on a fresh free key (60 a minute) to
+// each, both at once, on a quiet host, then as many with every core kept busy by a CPU hog. (The gateways start before the hog,
 // to keep the file within a few minutes: a cold start under the hog is burst.hostile.ts's.)
 // (packages/gateway/test/ratelimit-workers.test.ts holds 5 bursts of each in `npm test`.)
 
-const BURSTS = 20;
+const BURSTS = REPETITIONS;
 const REQUESTS = 3000;
 
 /**
