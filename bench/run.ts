@@ -206,9 +206,9 @@ async function main(): Promise<void> {
         { off: limitsRedis, control: limitsRedisControl, observed },
         {
           headers: { authorization: `Bearer ${oneKey}` },
-          rounds: quick ? 3 : 10,
-          seconds: quick ? 2 : 5,
-          warmupSeconds: 5,
+          rounds: quick ? 2 : 10,
+          seconds: quick ? 1 : 5,
+          warmupSeconds: quick ? 1 : 5,
           onRound: (round, samples) => process.stdout.write(`observability, loaded together, ${roundLine(round, samples)}\n`),
         },
       );

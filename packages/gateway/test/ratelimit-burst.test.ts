@@ -103,20 +103,20 @@ describe('exact admission at an operation ceiling: three accounts over two insta
   });
 });
 
-// Issue 19, the quick variant of the hostile suite's exactness runs (`npm run test:hostile` runs
-// 20 repetitions quiet and under the hog): fresh gateway processes, every core kept busy by other
-// processes from before they start, the first burst then two more. A healthy Redis's late reply
-// is waited for (up to the hard deadline), never sent to the failure policy: exactly the limit
-// each time, and no 503 under `closed`. With the old 50 ms budget
+// Issue 19 on a busy host (the hostile suite's burst.hostile.ts holds the same on a quiet host):
+// fresh gateway processes, every core kept busy by other processes from before they start, the
+// first burst then four more. A healthy Redis's late reply is waited for (up to the hard
+// deadline), never sent to the failure policy: exactly the limit each time, and no 503 under
+// `closed`. With the old 50 ms budget
 // (EXACTNESS_ENV='{"REDIS_COMMAND_TIMEOUT_MS":"50"}') the first burst admitted 1,491 of 1,000.
 const exactnessEnv = JSON.parse(process.env.EXACTNESS_ENV ?? '{}') as Record<string, string>;
 for (const policy of ['local', 'closed'] as const) {
   describe(`exact from the first request, fresh gateway processes under a CPU hog, RATE_LIMIT_ON_REDIS_FAILURE=${policy}`, { skip: redisSkipReason() }, () => {
-    test('the first burst and 2 repetitions of 3,000 parallel requests: exactly the limit each time', { timeout: 300_000 }, async () => {
+    test('the first burst and 4 repetitions of 3,000 parallel requests: exactly the limit each time', { timeout: 600_000 }, async () => {
       const outcomes = await burstsOnFreshGateways({
         policy,
         hog: true,
-        repetitions: 2,
+        repetitions: 4,
         requests: 3000,
         env: exactnessEnv,
         report: (line) => console.log(`# ${line}`),

@@ -7,9 +7,9 @@ import { startStack, type Stack } from './stack.js';
 // Hostile suite: a soak at about 70% of the gateway's capacity, creates mixed in (one request in
 // ten is a createPet). The gateway process's RSS and descriptors must stay flat, no answer may be
 // an error, and every pet created (201) must be readable through the gateway afterwards.
-// SOAK_SECONDS sets the length: 120 under CI=true, 20 otherwise.
+// SOAK_SECONDS sets the length: 90 under CI=true, 20 otherwise.
 
-const SOAK_SECONDS = Number(process.env.SOAK_SECONDS ?? (TEST_ENV.ci ? 120 : 20));
+const SOAK_SECONDS = Number(process.env.SOAK_SECONDS ?? (TEST_ENV.ci ? 90 : 20));
 const CONNECTIONS = 32;
 const SAMPLE_EVERY_MS = 2000;
 
