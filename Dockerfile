@@ -35,6 +35,8 @@ COPY packages/testkit/package.json packages/testkit/
 FROM manifests AS build
 RUN npm ci --no-audit --no-fund --ignore-scripts
 COPY tsconfig.base.json tsconfig.build.json ./
+# The build's second half: the files beside the code that tsc does not copy (the admin console's).
+COPY scripts/copy-assets.mjs scripts/
 COPY packages packages
 RUN npm run build
 

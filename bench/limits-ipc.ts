@@ -8,14 +8,14 @@
 // Then the gateway itself (where wrk is installed): WORKERS=1 and 2, limits in process, one key
 // whose limits are never reached, `wrk -c25` for `--seconds`, `--rounds` times: the CPU its
 // primary (the limits) and its workers used per request, from /proc.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { createMemoryLimiter, minuteAndDay, type LimitRequest, type RateDecision } from '../packages/gateway/src/ratelimit/index.js';
-import { hostLimits } from '../packages/gateway/src/ratelimit/primary/index.js';
-import { forkLimitsWorkers, LIMITS, stopLimitsWorkers } from '../packages/gateway/test/support/limits-workers.js';
+import { createMemoryLimiter, hostLimits, minuteAndDay, type LimitRequest, type RateDecision } from '@animal-store/gateway';
+import { forkLimitsWorkers, LIMITS, stopLimitsWorkers } from '@animal-store/gateway/testing';
 import { makeKeys } from './lib/bench-keys.js';
+import { childPids, processCpuMs } from './lib/cpu.js';
 import { startService, type Service } from './lib/services.js';
 import { runWrk, wrkSkipReason } from './lib/wrk.js';
 
@@ -103,13 +103,6 @@ for (const serialization of ['json', 'advanced'] as const) {
   }
 }
 
-/** CPU ms of one process so far (user + system), from /proc. */
-function cpuMs(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-}
-const childrenOf = (pid: number): number[] => readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(' ').filter(Boolean).map(Number);
 const median = (list: number[]) => [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)] as number;
 
 interface GatewayRow {
@@ -144,10 +137,10 @@ else {
       await load(2);
       const samples: GatewayRow[] = [];
       for (let round = 0; round < rounds; round++) {
-        const children = childrenOf(pid);
-        const before = { primary: cpuMs(pid), workers: children.reduce((sum, child) => sum + cpuMs(child), 0) };
+        const children = childPids(pid);
+        const before = { primary: processCpuMs(pid), workers: children.reduce((sum, child) => sum + processCpuMs(child), 0) };
         const result = await load(seconds);
-        const after = { primary: cpuMs(pid), workers: children.reduce((sum, child) => sum + cpuMs(child), 0) };
+        const after = { primary: processCpuMs(pid), workers: children.reduce((sum, child) => sum + processCpuMs(child), 0) };
         const sample = {
           workers,
           primary: ((after.primary - before.primary) * 1000) / result.requests,

@@ -296,6 +296,29 @@ if [[ $status == 401 ]]; then ok "revoked key ($doomed_jti) refused on the next 
 # The admin API, on the admin listener published on the host's loopback only.
 status=$(curl -sS -o "$body" -w '%{http_code}' --max-time 10 "http://127.0.0.1:$admin_port/admin/accounts" 2>/dev/null || echo 000)
 if [[ $status == 401 ]]; then ok "admin API on 127.0.0.1:$admin_port: 401 without a token"; else fail "admin API without a token: $status $(cat "$body")"; fi
+# The console, from the image's built tree: the page, then each file it names, with its type.
+console_check() {
+  local path=$1 type=$2 status content_type
+  status=$(curl -sS -o "$body" -D "$headers" -w '%{http_code}' --max-time 10 "http://127.0.0.1:$admin_port$path" 2>/dev/null || echo 000)
+  content_type=$(tr -d '\r' <"$headers" | sed -n 's/^[Cc]ontent-[Tt]ype: //p' | tail -n 1)
+  if [[ $status == 200 && $content_type == "$type" && -s $body ]]; then ok "console: $path 200, $type"; else fail "console: $path $status ($content_type)"; fi
+}
+console_check /admin 'text/html; charset=utf-8'
+console_assets=$(grep -o '\(href\|src\)="admin/[^"]*"' "$body" | sed 's/^[a-z]*="\(.*\)"$/\1/' || true)
+[[ -n $console_assets ]] || fail "console: the page names no file of its own"
+console_modules=""
+for asset in $console_assets; do
+  case $asset in
+    *.js)
+      console_check "/$asset" 'text/javascript; charset=utf-8'
+      # The modules a script imports, relative to it (admin/…): served beside it.
+      console_modules+=" $(grep -o "from '\./[^']*\.js'" "$body" | sed "s|^from '\./\(.*\)'$|admin/\1|" | tr '\n' ' ' || true)"
+      ;;
+    *.css) console_check "/$asset" 'text/css; charset=utf-8' ;;
+    *) fail "console: the page names $asset, of no known type" ;;
+  esac
+done
+for module in $console_modules; do console_check "/$module" 'text/javascript; charset=utf-8'; done
 status=$(admin_request GET /accounts/smoke-pro)
 if [[ $status == 200 && $(json b.plan) == pro ]]; then ok "admin API: today's account smoke-pro, plan pro, $(json b.windows.day.used) used of its day"; else fail "admin API, smoke-pro: $status $(cat "$body")"; fi
 admin_victim=$(keys issue --plan pro --sub smoke-admin-revoked)

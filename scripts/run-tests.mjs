@@ -44,13 +44,30 @@ const ALONE = /^\/\/ npm test: alone\b/m;
 const alone = hostile ? files : files.filter((file) => ALONE.test(readFileSync(join(root, file), 'utf8')));
 const together = files.filter((file) => !alone.includes(file));
 
+// The tests start the services as they ship, from what `npm run build` compiles: built once here,
+// before any file runs, and never by a test file meanwhile (ANIMAL_STORE_BUILT, see the testkit's
+// service-command.ts), so no build writes dist/ while another file's services read it.
+const build = spawnSync('npm', ['run', '--silent', 'build'], { cwd: root, stdio: 'inherit' });
+if (build.status !== 0) {
+  console.error('npm run build failed: the tests run the built services');
+  process.exit(build.status ?? 1);
+}
+process.env.ANIMAL_STORE_BUILT = '1';
+
 /** Runs `group` on the node:test runner, at most `concurrency` files at once; its exit status. */
 function run(group, concurrency) {
   if (group.length === 0) return 0;
-  const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-reporter=spec', `--test-concurrency=${concurrency}`, ...group], {
-    cwd: root,
-    stdio: 'inherit',
-  });
+  // --test-force-exit: a file whose test failed half-way (a service that did not start) may leave a
+  // server of its own listening; once its tests are over the file ends anyway, its failure reported,
+  // instead of holding the whole run until CI's time is up.
+  const result = spawnSync(
+    process.execPath,
+    ['--import', 'tsx', '--test', '--test-force-exit', '--test-reporter=spec', `--test-concurrency=${concurrency}`, ...group],
+    {
+      cwd: root,
+      stdio: 'inherit',
+    },
+  );
   return result.status ?? 1;
 }
 

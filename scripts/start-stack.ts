@@ -9,44 +9,16 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import { DEFAULT_PLANS_FILE, initKeyring, issueKey, keyringFiles, PLANS } from '@animal-store/gateway';
+import { DEFAULT_PLANS_FILE, initKeyring, issueKey, keyringFiles, readPlansFile } from '@animal-store/gateway';
 import { exitWithProblems, nodeSupport } from '@animal-store/http-kit';
+import { portFor, stackPorts } from './stack-ports.js';
 
 const CORE_MAIN = fileURLToPath(import.meta.resolve('@animal-store/core/main'));
 const GATEWAY_MAIN = fileURLToPath(import.meta.resolve('@animal-store/gateway/main'));
-
-/**
- * PORT, CORE_PORT and METRICS_PORT, checked before anything starts or is printed: each a whole
- * number from 0 to 65535 (empty means unset, as for the services), and no two the same port (0, a
- * free port each, aside). Problems name the variable, as the services' do.
- */
-function stackPorts(env: NodeJS.ProcessEnv): { gateway: number; core: number; admin: number } | { problems: string[] } {
-  const problems: string[] = [];
-  const read = (name: string, fallback: number): number => {
-    const text = env[name] ?? '';
-    if (text === '') return fallback;
-    const value = /^\d{1,5}$/.test(text) ? Number(text) : NaN;
-    if (value <= 65535) return value;
-    problems.push(`${name}: must be a whole number from 0 to 65535 (0 picks a free port), not ${JSON.stringify(text)}`);
-    return NaN;
-  };
-  const gateway = read('PORT', 8080);
-  const core = read('CORE_PORT', 8081);
-  const admin = read('METRICS_PORT', 9464);
-  const named = { PORT: gateway, CORE_PORT: core, METRICS_PORT: admin };
-  const entries = Object.entries(named);
-  entries.forEach(([name, port], i) => {
-    for (const [other, second] of entries.slice(i + 1)) {
-      if (port === second && port !== 0) problems.push(`${name} and ${other}: both are ${port}; each needs a port of its own (or 0 for a free one)`);
-    }
-  });
-  return problems.length > 0 ? { problems } : { gateway, core, admin };
-}
 
 const node = nodeSupport(process.version);
 if (!node.supported) process.stderr.write(`npm start: warning: ${node.message}\n`);
@@ -56,15 +28,18 @@ if ('problems' in ports) exitWithProblems('npm start', ports.problems);
 
 const host = process.env.HOST ?? '127.0.0.1';
 const keysDir = mkdtempSync(join(tmpdir(), 'animal-store-keys-'));
+/** The services started, or starting. */
+const children: ChildProcess[] = [];
+let stopping = false;
 // The plans: a copy of the shipped ones beside the keyring, to edit while the stack runs (the
 // gateway reads a changed file at the next request), gone with it; or the operator's PLANS_FILE.
 const plansFile = process.env.PLANS_FILE ?? join(keysDir, 'plans.json');
 
-/** A throwaway keyring and one key per plan (the enterprise one with custom limits). */
+/** A throwaway keyring and one key per plan of the plans file in use (the enterprise one with limits signed in). */
 async function demoKeys(): Promise<{ plan: string; jti: string; token: string }[]> {
   await initKeyring(keysDir, { issuer: 'animal-store', audience: 'animal-store-production' });
   const keys = [];
-  for (const plan of PLANS) {
+  for (const plan of Object.keys(readPlansFile(process.env.PLANS_FILE ?? DEFAULT_PLANS_FILE).plans)) {
     const limits = plan === 'enterprise' ? { minute: 5000, day: 2_000_000 } : undefined;
     const { token, record } = await issueKey(keysDir, { plan, sub: `demo-${plan}`, ttlMs: 86_400_000, limits });
     keys.push({ plan, jti: record.jti, token });
@@ -108,39 +83,24 @@ function exportLine(keys: readonly { plan: string; token: string }[], adminToken
     .join(' ')}`;
 }
 
-/**
- * The port to use: the one asked for, or a free one when asked for 0. A port another program
- * holds is refused here, before anything starts: a probe of /healthz would otherwise take that
- * program's answer for the service's.
- */
-async function portFor(variable: string, port: number): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve, reject) => {
-    probe.once('error', (error: NodeJS.ErrnoException) =>
-      reject(
-        error.code === 'EADDRINUSE'
-          ? new Error(
-              `port ${port} (${variable}) is already in use on ${host}: stop the program holding it, or let the stack pick free ports: PORT=0 CORE_PORT=0 npm start`,
-            )
-          : error,
-      ),
-    );
-    probe.listen(port, host, resolve);
-  });
-  const { port: free } = probe.address() as AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return free;
-}
+/** Thrown where the stack is being stopped (a signal came while it started): nothing more is started. */
+class Stopping extends Error {}
 
-/** Starts a service on `port` and resolves once its /healthz answers (whatever its LOG_LEVEL). */
+/**
+ * Starts a service on `port` and resolves once its /healthz answers (whatever its LOG_LEVEL). The
+ * child is one of `children` from its spawn on: a signal while it starts stops it too.
+ */
 async function launch(name: string, entry: string, port: number, env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
+  if (stopping) throw new Stopping();
   const child = spawn(process.execPath, ['--import', 'tsx', entry], {
     env: { ...process.env, HOST: host, PORT: String(port), ...env },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
+  children.push(child);
   const url = `http://${host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host}:${port}`;
   const deadline = Date.now() + 30_000;
   for (;;) {
+    if (stopping) throw new Stopping();
     if (child.exitCode !== null || child.signalCode !== null) throw new Error(`${name} exited with code ${child.exitCode}`);
     if (Date.now() > deadline) throw new Error(`${name} did not answer ${url}/healthz in time`);
     const healthy = await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(1000) }).then(
@@ -152,9 +112,14 @@ async function launch(name: string, entry: string, port: number, env: Record<str
   }
 }
 
-const children: ChildProcess[] = [];
-let stopping = false;
+// Whatever way this process ends, the demo keyring (a private key, the admin token) goes with it.
+process.on('exit', () => rmSync(keysDir, { recursive: true, force: true }));
 
+/**
+ * Stops the stack: deletes the keyring, sends SIGTERM to every service started (or starting), and
+ * exits with `code` once they have exited. Run once, by a signal to this process (SIGINT,
+ * SIGTERM, SIGHUP: npm's own pid reaches it, the script being `exec`ed) or a failure.
+ */
 function stopAll(code: number): void {
   if (stopping) return;
   stopping = true;
@@ -170,15 +135,13 @@ function stopAll(code: number): void {
   }
 }
 
-process.on('SIGINT', () => stopAll(0));
-process.on('SIGTERM', () => stopAll(0));
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => stopAll(0));
 
 try {
-  const corePort = await portFor('CORE_PORT', ports.core);
-  const gatewayPort = await portFor('PORT', ports.gateway);
-  const adminPort = await portFor('METRICS_PORT', ports.admin);
+  const corePort = await portFor('CORE_PORT', ports.core, host);
+  const gatewayPort = await portFor('PORT', ports.gateway, host);
+  const adminPort = await portFor('METRICS_PORT', ports.admin, host);
   const core = await launch('core', CORE_MAIN, corePort, {});
-  children.push(core.child);
   const keys = await demoKeys();
   const files = keyringFiles(keysDir);
   if (process.env.PLANS_FILE === undefined) copyFileSync(DEFAULT_PLANS_FILE, plansFile);
@@ -194,7 +157,6 @@ try {
     KEY_ISSUER: 'animal-store',
     KEY_AUDIENCE: 'animal-store-production',
   });
-  children.push(gateway.child);
   for (const child of children) {
     child.once('exit', (code) => {
       if (stopping) return;
@@ -222,6 +184,9 @@ try {
     ].join('\n'),
   );
 } catch (error) {
-  process.stderr.write(`npm start: ${(error as Error).message}\n`);
-  stopAll(1);
+  // A signal stopped the start: what it started is being stopped, and there is nothing to say.
+  if (!(error instanceof Stopping)) {
+    process.stderr.write(`npm start: ${(error as Error).message}\n`);
+    stopAll(1);
+  }
 }

@@ -10,6 +10,7 @@ import { join, relative, resolve } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
+import { writeAdminTokens } from '@animal-store/gateway/testing';
 import { startService, temporaryDir, type ServiceProcess } from '@animal-store/testkit';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -86,6 +87,13 @@ test('npm run build compiles http-kit, the core and the gateway into their dist/
       [],
       `${pkg}: no test is built`,
     );
+    // What the code serves from beside itself (the admin console's files): tsc copies none of it.
+    const served = filesUnder(join(root, 'packages', pkg, 'src')).filter((file) => !file.endsWith('.ts'));
+    for (const file of served) {
+      const copy = join(root, 'packages', pkg, 'dist', file);
+      assert.ok(existsSync(copy), `${pkg}: dist/${file} is built beside the code that serves it`);
+      assert.ok(readFileSync(copy).equals(readFileSync(join(root, 'packages', pkg, 'src', file))), `${pkg}: dist/${file} is src/${file}`);
+    }
   }
 });
 
@@ -118,10 +126,21 @@ test('npm run core and npm run gateway serve from the built code on plain node, 
   started.push(corePid);
   const plans = join(temporaryDir('built-plans-'), 'plans.json');
   writeLargePlans(plans, 1_000);
+  const admin = writeAdminTokens();
   const gateway = await startService({
     command: command('gateway'),
     cwd: root,
-    env: { ...NPM_ENV, ...NO_TYPESCRIPT, PORT: '0', WORKERS: '2', AUTH: 'off', METRICS_PORT: '0', UPSTREAM_URL: core.url, PLANS_FILE: plans },
+    env: {
+      ...NPM_ENV,
+      ...NO_TYPESCRIPT,
+      PORT: '0',
+      WORKERS: '2',
+      AUTH: 'off',
+      METRICS_PORT: '0',
+      ADMIN_TOKEN_FILE: admin.file,
+      UPSTREAM_URL: core.url,
+      PLANS_FILE: plans,
+    },
     group: false,
     timeoutMs: BUILD_TIMEOUT_MS,
   });
@@ -150,6 +169,23 @@ test('npm run core and npm run gateway serve from the built code on plain node, 
   const metricsUrl = String(logLine(gateway, 'metrics listening')?.metricsUrl);
   const { version } = JSON.parse(readFileSync(join(root, 'packages/gateway/package.json'), 'utf8')) as { version: string };
   assert.match(await (await fetch(metricsUrl)).text(), new RegExp(`^gateway_build_info\\{version="${version}",`, 'm'));
+
+  // The admin console, from the built tree: the page, then every file it names, each with its type.
+  const adminUrl = new URL('/admin', metricsUrl);
+  const page = await fetch(adminUrl);
+  assert.equal(page.status, 200);
+  assert.equal(page.headers.get('content-type'), 'text/html; charset=utf-8');
+  const named = [...(await page.text()).matchAll(/(?:href|src)="(admin\/[^"]+)"/g)].map((match) => match[1] as string);
+  assert.deepEqual(named.sort(), ['admin/console.css', 'admin/console.js']);
+  const types: Record<string, string> = { css: 'text/css; charset=utf-8', js: 'text/javascript; charset=utf-8' };
+  for (const asset of named) {
+    const answer = await fetch(new URL(asset, adminUrl));
+    assert.equal(answer.status, 200, asset);
+    assert.equal(answer.headers.get('content-type'), types[asset.split('.').at(-1) as string], asset);
+    assert.ok((await answer.arrayBuffer()).byteLength > 0, asset);
+  }
+  const signedIn = await fetch(new URL('/admin/config', metricsUrl), { headers: admin.headers });
+  assert.equal(signedIn.status, 200, 'the admin API behind the console answers its token');
 
   // A large change is read in a worker thread, by each worker (a new connection each time, so
   // that both take turns).

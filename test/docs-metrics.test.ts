@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, test } from 'node:test';
 import { startService, type ServiceProcess } from '@animal-store/testkit';
-import { ERRORS, PLANS } from '@animal-store/gateway';
+import { DEFAULT_PLANS_FILE, ERRORS, readPlansFile } from '@animal-store/gateway';
 import { createTestKeyring, startGateway, type RunningGateway } from '@animal-store/gateway/testing';
 
 // docs/operating.md lists the label values the metrics can carry; here a gateway is made to emit
@@ -12,19 +12,18 @@ import { createTestKeyring, startGateway, type RunningGateway } from '@animal-st
 // error codes ("or the error code the gateway answered with", listed in docs/gateway.md).
 
 const OPERATING = readFileSync(new URL('../docs/operating.md', import.meta.url), 'utf8');
-const CORE_MAIN = new URL('../packages/core/src/main.ts', import.meta.url).pathname;
 /** Labels whose values are open (routes, statuses, addresses, versions): only their names are checked. */
 const OPEN_LABELS = new Set(['http_route', 'http_response_status_code', 'server_address', 'server_port', 'version', 'node_version', 'le', 'command']);
 const METRICS_SECTION = OPERATING.slice(OPERATING.indexOf('## Metrics'), OPERATING.indexOf('## Traces'));
 const LOG_SECTION = OPERATING.slice(OPERATING.indexOf('## Logs'), OPERATING.indexOf('## Metrics'));
-const BY_REFERENCE: Record<string, readonly string[]> = { plan: PLANS, outcome: Object.keys(ERRORS) };
+const BY_REFERENCE: Record<string, readonly string[]> = { plan: Object.keys(readPlansFile(DEFAULT_PLANS_FILE).plans), outcome: Object.keys(ERRORS) };
 
 let core: ServiceProcess;
 let gateway: RunningGateway;
 
 before(async () => {
   const keyring = await createTestKeyring();
-  core = await startService({ entry: CORE_MAIN, env: { PORT: '0' } });
+  core = await startService({ service: 'core', env: { PORT: '0' } });
   gateway = await startGateway({ UPSTREAM_URL: core.url, JWKS_FILE: keyring.files.jwks, RATE_LIMITS: 'on', METRICS_PORT: '0' });
   const { token } = await keyring.issue({ plan: 'pro', sub: 'docs-metrics' });
   const auth = { authorization: `Bearer ${token}` };

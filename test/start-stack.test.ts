@@ -101,22 +101,30 @@ async function checkExportLine(banner: string, gateway: string): Promise<void> {
   assert.equal(pasted.stdout, '200', 'the export line and the curl, pasted, get the pets');
 }
 
-test("npm start with the gateway's port taken says so and how to pick another, before printing any key", async () => {
+// Issue 39, point 3.10: the advice was `PORT=0 CORE_PORT=0` whichever port was busy, which fails
+// the same way when the busy one is METRICS_PORT (9464).
+test('npm start with a port taken names the variable, advises that one at 0, and prints no key', async () => {
   const holder = createServer((_req, res) => res.end('{"status":"ok"}'));
   await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
   try {
-    const port = (holder.address() as AddressInfo).port;
-    const child = spawn(process.execPath, ['--import', 'tsx', LAUNCHER], {
-      env: { PATH: process.env.PATH ?? '', PORT: String(port), CORE_PORT: '0', METRICS_PORT: '0' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
-    assert.equal(code, 1, output);
-    assert.match(output, new RegExp(`port ${port} \\(PORT\\) is already in use on 127\\.0\\.0\\.1: .*PORT=0 CORE_PORT=0 npm start`));
-    assert.doesNotMatch(output, /demo API keys|eyJ/);
+    const port = String((holder.address() as AddressInfo).port);
+    const runs = await Promise.all(
+      (['PORT', 'CORE_PORT', 'METRICS_PORT'] as const).map(async (variable) => ({
+        variable,
+        ...(await launcherRun({ PORT: '0', CORE_PORT: '0', METRICS_PORT: '0', [variable]: port })),
+      })),
+    );
+    for (const { variable, code, output } of runs) {
+      assert.equal(code, 1, output);
+      assert.match(
+        output,
+        new RegExp(
+          `^npm start: port ${port} \\(${variable}\\) is already in use on 127\\.0\\.0\\.1: stop the program holding it, or let the stack pick a free one: ${variable}=0 npm start$`,
+          'm',
+        ),
+      );
+      assert.doesNotMatch(output, /demo API keys|eyJ/);
+    }
   } finally {
     holder.close();
   }

@@ -1,6 +1,5 @@
-import { Agent, request } from 'node:http';
 import { isDeepStrictEqual } from 'node:util';
-import { startCpuHog, type CpuHog } from '@animal-store/testkit';
+import { burst, startCpuHog, type BurstCounts, type CpuHog } from '@animal-store/testkit';
 import { processCount } from './cpu.js';
 import type { Service } from './services.js';
 
@@ -12,8 +11,8 @@ import type { Service } from './services.js';
  * by testkit's CPU hog (the hostile suite's: six spinning processes a core).
  */
 
-/** A burst's answers by status (0: no answer: a socket error). */
-export type Counts = Record<number, number>;
+/** A burst's answers by status (0: no answer: a socket error or 60 s of silence). */
+export type Counts = BurstCounts;
 
 export interface BurstSeries {
   readonly hog: boolean;
@@ -44,6 +43,45 @@ export interface BurstOptions {
   readonly onBurst?: (line: string) => void;
 }
 
+/** Words for the statuses a burst meets, in the order a line gives them. */
+const MEANING: readonly [number, string][] = [
+  [200, 'admitted (200)'],
+  [429, 'refused by the limit (429)'],
+  [408, 'timed out in the starved host (408)'],
+  [504, 'timed out upstream (504)'],
+  [0, 'without an answer'],
+];
+
+/**
+ * One burst as a line to read, not a JSON object whose 408s look like failures: what each status
+ * means, and whether the burst was exact. Under the hog a burst is reported only (an admitted
+ * request may time out there); on the quiet host one that is not exact fails the run.
+ */
+export function burstLine(burst: {
+  readonly index: number;
+  readonly of: number;
+  readonly hog: boolean;
+  readonly counts: Counts;
+  readonly ms: number;
+  readonly limit: number;
+  readonly requests: number;
+}): string {
+  const known = new Set(MEANING.map(([status]) => status));
+  const parts = [
+    ...MEANING.filter(([status]) => (burst.counts[status] ?? 0) > 0).map(([status, words]) => `${burst.counts[status]} ${words}`),
+    ...Object.entries(burst.counts)
+      .filter(([status, count]) => !known.has(Number(status)) && count > 0)
+      .map(([status, count]) => `${count} answered ${status}`),
+  ];
+  const exact = isDeepStrictEqual(burst.counts, { 200: burst.limit, 429: burst.requests - burst.limit });
+  const verdict = exact
+    ? `exact (${burst.limit} admitted, the rest refused)`
+    : burst.hog
+      ? 'not exact, reported only: under the hog an admitted request may time out (goal: exact on the quiet host)'
+      : `NOT exact: expected ${burst.limit} admitted and ${burst.requests - burst.limit} refused`;
+  return `burst ${burst.index + 1} of ${burst.of}, ${burst.hog ? 'under the CPU hog' : 'quiet host'}: ${parts.join(', ')}: ${verdict}, in ${(burst.ms / 1000).toFixed(1)} s`;
+}
+
 /** The quiet series, then the one under the hog; each burst on a key of its own. */
 export async function measureBursts(options: BurstOptions): Promise<BurstFigures> {
   if (options.keys.length < options.bursts * 2) throw new Error(`${options.bursts * 2} keys needed, ${options.keys.length} given`);
@@ -53,15 +91,20 @@ export async function measureBursts(options: BurstOptions): Promise<BurstFigures
     let cpuHog: CpuHog | undefined;
     try {
       // Bounded: the hog ends by itself after 10 minutes, whatever happens here.
-      if (hog) cpuHog = startCpuHog({ maxMs: 600_000 });
+      if (hog) {
+        cpuHog = startCpuHog({ maxMs: 600_000 });
+        options.onBurst?.(`the CPU hog keeps every core busy now (${cpuHog.processes} spinning processes), until the bursts under it are done`);
+      }
       const keys = options.keys.slice(hog ? options.bursts : 0, (hog ? 2 : 1) * options.bursts);
       const bursts: BurstSeries['bursts'][number][] = [];
       for (const [i, key] of keys.entries()) {
         const started = performance.now();
-        const counts = await burst(options.service.url, key, options.requests);
+        // Each request on a connection of its own: one kept from an earlier burst could be closed by
+        // the gateway's keep-alive timeout just as it is reused, which says nothing of the limits.
+        const counts = await burst([options.service.url], options.requests, key, { path: '/v1/pets?limit=1', timeoutMs: 60_000 });
         const ms = performance.now() - started;
         bursts.push({ counts, ms });
-        options.onBurst?.(`burst ${i + 1} of ${keys.length}${hog ? ' under the hog' : ''}: ${JSON.stringify(counts)} in ${(ms / 1000).toFixed(1)} s`);
+        options.onBurst?.(burstLine({ index: i, of: keys.length, hog, counts, ms, limit: options.limit, requests: options.requests }));
       }
       const expected = { 200: options.limit, 429: options.requests - options.limit };
       series.push({ hog, hogProcesses: cpuHog?.processes ?? 0, bursts, exact: bursts.filter((b) => isDeepStrictEqual(b.counts, expected)).length });
@@ -70,38 +113,6 @@ export async function measureBursts(options: BurstOptions): Promise<BurstFigures
     }
   }
   return { requests: options.requests, limit: options.limit, processes, series };
-}
-
-/**
- * `count` requests at once on `key`, each on a connection of its own (an agent of the burst's own,
- * without keep-alive: a connection kept from an earlier burst could be closed by the gateway's
- * keep-alive timeout just as it is reused, which says nothing of the limits).
- */
-async function burst(url: string, key: string, count: number): Promise<Counts> {
-  const agent = new Agent({ keepAlive: false, maxSockets: Number.POSITIVE_INFINITY });
-  try {
-    const statuses = await Promise.all(
-      Array.from(
-        { length: count },
-        () =>
-          new Promise<number>((resolve) => {
-            const req = request(`${url}/v1/pets?limit=1`, { agent, headers: { authorization: `Bearer ${key}` }, timeout: 60_000 }, (res) => {
-              res.resume();
-              res.once('end', () => resolve(res.statusCode ?? 0));
-              res.once('error', () => resolve(0));
-            });
-            req.once('timeout', () => req.destroy(new Error('timeout')));
-            req.once('error', () => resolve(0));
-            req.end();
-          }),
-      ),
-    );
-    const counts: Counts = {};
-    for (const status of statuses) counts[status] = (counts[status] ?? 0) + 1;
-    return counts;
-  } finally {
-    agent.destroy();
-  }
 }
 
 /** The report's lines for the bursts figure. */

@@ -73,3 +73,19 @@ test("each gateway's processes are told, and that work's figure holds its primar
   assert.match(report.text, /Processes of each, once started \(bare: ref 1, control 1, work 2\)/);
   assert.match(report.text, /the primary's cost is in work's figure/);
 });
+
+test('with many accounts, each full path is divided by the bare path of the same spread', () => {
+  const report = comparisonReport({
+    ref: 'main',
+    commit: 'a'.repeat(40),
+    work: 'abc',
+    rounds: 2,
+    seconds: 5,
+    machine: { node: 'v22', cores: 2, cpu: 'test', loadavgAtStart: [0, 0, 0] },
+    coreCpuUsPerRequest: 50,
+    results: [path('bare', 200, 200, 200), path('redis', 400, 400, 250), path('bare@2000-uniform', 250, 250, 250), path('redis@2000-uniform', 500, 500, 400)],
+  });
+  assert.match(report.text, /\| redis \| 0\.500 \| 0\.800 \|/);
+  assert.match(report.text, /\| redis@2000-uniform \| 0\.500 \| 0\.625 \|/);
+  assert.doesNotMatch(report.text, /\| bare@2000-uniform \| 0\./);
+});

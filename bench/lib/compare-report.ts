@@ -57,11 +57,16 @@ export function comparisonReport(run: ComparisonRun): { text: string; json: unkn
       `| ${result.path} | ${fixed(ref.cpuUsPerRequest, 1)} | ${fixed(work.cpuUsPerRequest, 1)} | ${fixed(ref.cpuUsPerRequest / run.coreCpuUsPerRequest, 2)} | ${fixed(work.cpuUsPerRequest / run.coreCpuUsPerRequest, 2)} | ${Math.round(ref.rps)} | ${Math.round(work.rps)} | ${fixed(work.capacityRatio, 3)} | ${fixed(control.capacityRatio, 3)} |`,
     );
   }
-  const bare = run.results.find((result) => result.path === 'bare');
-  const full = run.results.filter((result) => result !== bare);
-  if (bare !== undefined && full.length > 0) {
+  // Each full path ÷ the bare path of the same spread of accounts (`redis@2000-uniform` ÷ `bare@2000-uniform`).
+  const spreadOf = (path: string) => (path.includes('@') ? path.slice(path.indexOf('@')) : '');
+  const isBare = (path: string) => path.split('@')[0] === 'bare';
+  const full = run.results.flatMap((result) => {
+    const bare = run.results.find((other) => isBare(other.path) && spreadOf(other.path) === spreadOf(result.path));
+    return isBare(result.path) || bare === undefined ? [] : [{ result, bare }];
+  });
+  if (full.length > 0) {
     lines.push('', '| ÷ bare (capacity: bare CPU µs/req ÷ the path’s) | ref | work |', '|---|---:|---:|');
-    for (const result of full) {
+    for (const { result, bare } of full) {
       const ratio = (name: string) => fixed(figures(bare, name).cpuUsPerRequest / figures(result, name).cpuUsPerRequest, 3);
       lines.push(`| ${result.path} | ${ratio('ref')} | ${ratio('work')} |`);
     }

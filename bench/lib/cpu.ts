@@ -179,3 +179,15 @@ export function cpuMeter(pids: { readonly core: number | undefined; readonly red
     return { result, cpu };
   };
 }
+
+/** CPU ms of the one process `pid` so far (user + system), from /proc: its children not counted. */
+export function processCpuMs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+/** The pids of the children of `pid` (a gateway's primary: its workers), from /proc. */
+export function childPids(pid: number): number[] {
+  return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(' ').filter(Boolean).map(Number);
+}

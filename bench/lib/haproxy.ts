@@ -64,7 +64,7 @@ function jwtRules(jwt: HaproxyJwt, keyFile: string): string {
   http-request deny deny_status 401 if !healthz !{ var(txn.aud) -m str ${jwt.audience} }
   http-request deny deny_status 401 if !healthz { var(txn.exp) -m found } { var(txn.exp),sub(txn.now) -m int lt 0 }
   http-request deny deny_status 401 if !healthz !{ var(txn.bearer),jwt_verify(txn.alg,"${keyFile}") -m int 1 }
-  stick-table type string len 256 size 100k expire 60s store http_req_rate(60s)
+  stick-table type string len 256 size 200k expire 60s store http_req_rate(60s)
   http-request track-sc0 var(txn.sub) if !healthz
   http-request deny deny_status 429 if !healthz { sc_http_req_rate(0) gt ${jwt.limitPerMinute} }`;
 }

@@ -1,5 +1,6 @@
 import type { CpuPerRequest } from './cpu.js';
 import type { LoadResult } from './load.js';
+import type { RedisStats } from './script-calls.js';
 
 /* What each run of a scenario measured, and its rounds summed up into one row per scenario and generator. */
 
@@ -18,6 +19,8 @@ export interface Measurement {
   readonly cpu: CpuPerRequest;
   /** The script calls (EVALSHA and EVAL) Redis ran during the run, on the scenarios that use Redis (`INFO commandstats`). */
   readonly scriptCalls?: number;
+  /** What Redis did during the run (script calls, µs in them, its CPU), from its own counters, on the scenarios that use Redis. */
+  readonly redis?: RedisStats;
 }
 
 /** A scenario's runs with one generator: medians over the rounds, and what was not expected. */

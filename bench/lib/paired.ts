@@ -1,4 +1,5 @@
 import { cpuMsOf } from './cpu.js';
+import type { KeyRotation } from './key-files.js';
 import { runLoad, type LoadResult } from './load.js';
 import { sampleOf, summarisePairings, unexpectedAnswers, type PairedFigures, type RoundSample } from './paired-summary.js';
 import type { Service } from './services.js';
@@ -28,6 +29,8 @@ export interface PairedOptions {
   /** The request, as `/v1/pets`, sent to every gateway with `headers`. */
   readonly path: string;
   readonly headers?: Record<string, string>;
+  /** A key per request from a spread of many accounts (issue 40), instead of one in `headers`. */
+  readonly keys?: KeyRotation;
   readonly rounds: number;
   /** Whole seconds per round (wrk reads its duration as an integer). */
   readonly seconds: number;
@@ -65,10 +68,16 @@ export function pairedSkipReason(): string | false {
 export async function measurePaired(options: PairedOptions): Promise<PairedResult> {
   const tool = wrkSkipReason() === false ? 'wrk' : 'autocannon';
   const connections = options.connections ?? PAIRED_CONNECTIONS;
+  const keys = options.keys;
   const load = (url: string, seconds: number): Promise<LoadResult> =>
     tool === 'wrk'
-      ? runWrk({ url, headers: options.headers ?? {}, connections, seconds })
-      : runLoad({ url, headers: options.headers ?? {}, settings: { connections, pipelining: 1, durationSeconds: seconds, warmupSeconds: 0 } });
+      ? runWrk({ url, headers: options.headers ?? {}, connections, seconds, ...(keys === undefined ? {} : { keys }) })
+      : runLoad({
+          url,
+          headers: options.headers ?? {},
+          settings: { connections, pipelining: 1, durationSeconds: seconds, warmupSeconds: 0 },
+          ...(keys === undefined ? {} : { authorization: keys.next }),
+        });
   const baseline = options.gateways.find((gateway) => gateway.name === options.baseline);
   if (baseline === undefined) throw new Error(`no baseline ${options.baseline} among the gateways`);
   const others = options.gateways.filter((gateway) => gateway !== baseline);

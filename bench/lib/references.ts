@@ -19,6 +19,8 @@ export interface References {
   readonly haproxyKey: string | undefined;
   /** The JWS alg the HAProxy JWT reference verifies (see lib/haproxy-key.ts). */
   readonly haproxyAlgorithm: string | undefined;
+  /** Signs claims with the key HAProxy verifies (the many accounts of issue 40). */
+  readonly haproxySign: ((claims: ApiKeyToSign) => Promise<string>) | undefined;
   readonly fastifyStack: Service | undefined;
   /** Why a reference is missing, one line each, for the console and the report. */
   readonly skipped: readonly string[];
@@ -30,6 +32,8 @@ export interface ReferenceKeys {
   readonly oneKey: string;
   /** The claims of `oneKey`, signed again for HAProxy when it cannot verify EdDSA. */
   readonly oneKeyClaims: ApiKeyToSign;
+  /** Signs claims with the gateway's key (HAProxy verifies these where it knows EdDSA). */
+  readonly sign: (claims: ApiKeyToSign) => Promise<string>;
 }
 
 /**
@@ -63,7 +67,7 @@ export async function startReferences(
   const haproxySkip = haproxySkipReason();
   if (haproxySkip !== false) skipped.push(`no HAProxy references: ${haproxySkip}`);
   else {
-    key = await haproxyKey(dir, keys.publicJwk, keys.oneKey, keys.oneKeyClaims);
+    key = await haproxyKey(dir, keys.publicJwk, keys.oneKey, keys.oneKeyClaims, keys.sign);
     haproxy = keep(await startHaproxy(dir, 'haproxy', coreUrl));
     const { issuer, audience } = keys.oneKeyClaims;
     const jwt = { algorithm: key.algorithm, publicKeyPem: key.publicKeyPem, issuer, audience, typ: API_KEY_TYP, limitPerMinute: 1_000_000_000 };
@@ -81,5 +85,16 @@ export async function startReferences(
       await startFastifyStack({ upstreamUrl: coreUrl, redisUrl: redis.url, jwksFile: keys.jwksFile, issuer, audience, limitPerMinute: 1_000_000_000 }),
     );
   }
-  return { nginx, haproxy, haproxyJwt, haproxyJwt2, haproxyJwtTls, haproxyKey: key?.key, haproxyAlgorithm: key?.algorithm, fastifyStack, skipped };
+  return {
+    nginx,
+    haproxy,
+    haproxyJwt,
+    haproxyJwt2,
+    haproxyJwtTls,
+    haproxyKey: key?.key,
+    haproxyAlgorithm: key?.algorithm,
+    haproxySign: key?.sign,
+    fastifyStack,
+    skipped,
+  };
 }

@@ -7,8 +7,11 @@ import type { LimiterFigures } from './limiter-figures.js';
 import type { LoadSettings } from './load.js';
 import { summarise, type Generator, type Measurement } from './measurements.js';
 import type { PairedResult } from './paired.js';
-import { failedRequests, reloadLines, type ReloadFigures } from './reload.js';
+import type { ReloadFigures } from './reload.js';
+import { failedRequests, reloadLines } from './reload-report.js';
 import { scalingLines } from './scaling.js';
+import type { SpreadName } from './accounts.js';
+import { tenantSection } from './tenant-figures.js';
 
 export interface RunInfo {
   readonly date: string;
@@ -18,6 +21,10 @@ export interface RunInfo {
   readonly rounds: number;
   readonly settings: LoadSettings;
   readonly manyKeyCount: number;
+  /** The spreads of accounts the throughput scenarios ran with (issue 40; absent in runs before it: one account). */
+  readonly spreads?: readonly SpreadName[];
+  /** `--scenarios`: the only scenarios run (absent: all of them). */
+  readonly only?: readonly string[];
   readonly machine: { node: string; cpu: string; cores: number; loadavgAtStart: number[] };
   /** How long the whole suite took, start-up included. */
   readonly seconds: number;
@@ -51,6 +58,8 @@ export function renderReport(
     `Node ${run.machine.node}, ${run.machine.cores} × ${run.machine.cpu}, load average at start ${run.machine.loadavgAtStart.map((n) => n.toFixed(2)).join(' ')}; the whole suite took ${Math.floor(run.seconds / 60)} min ${run.seconds % 60} s.`,
     `autocannon: ${run.settings.connections} connections, pipelining ${run.settings.pipelining}, ${run.settings.durationSeconds} s per run after a ${run.settings.warmupSeconds} s warm-up; paired scenarios alternate over ${run.rounds} round(s), and the tables show their medians; ${run.manyKeyCount} distinct keys in the many-keys scenarios; the latency-* scenarios use one connection capped at 1,000 req/s. Latencies are over every answer, from autocannon's per-response times.`,
     ...run.skipped.map((line) => `Not measured here: ${line}.`),
+    ...(run.only === undefined ? [] : [`Only these scenarios ran (--scenarios), and nothing after the rounds: ${run.only.join(', ')}.`]),
+    ...tenantSection(measurements, run.quick, run.spreads),
     '',
     '| Scenario | req/s | p50 ms | p99 ms | unexpected statuses | socket errors | CPU µs/req: proxy | core | Redis | machine | What |',
     '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|',

@@ -1,6 +1,7 @@
 import type { CpuPerRequest } from './cpu.js';
 import type { LoadResult } from './load.js';
 import type { Measurement } from './measurements.js';
+import { statsDelta, type RedisStats } from './script-calls.js';
 import type { BenchContext } from './scenario.js';
 import type { Service } from './services.js';
 import { runWrk } from './wrk.js';
@@ -13,8 +14,8 @@ export interface PlanOptions {
   readonly measure: (proxy: Service | undefined, load: () => Promise<LoadResult>) => Promise<{ result: LoadResult; cpu: CpuPerRequest }>;
   /** Whether wrk runs beside autocannon on the throughput scenarios. */
   readonly wrk: boolean;
-  /** The script calls Redis has run so far (`scriptCallCounter`): read around each run of a scenario that uses Redis. */
-  readonly scriptCalls?: () => Promise<number>;
+  /** Redis's counters so far (`scriptCallCounter`): read around each run of a scenario that uses Redis. */
+  readonly redisStats?: () => Promise<RedisStats>;
   /** What this machine has: a scenario that needs what is missing is left out. */
   readonly available: { readonly redis: boolean; readonly nginx: boolean; readonly haproxy: boolean; readonly tls: boolean };
   /** The scenarios to run (`PLAN` by default; `--workers` runs its groups only). */
@@ -43,13 +44,14 @@ export async function runPlan(options: PlanOptions): Promise<Measurement[]> {
       const wrkTarget = scenario.wrk?.(context);
       if (options.wrk && wrkTarget !== undefined)
         runs.push(['wrk', () => runWrk({ ...wrkTarget, connections: context.settings.connections, seconds: context.settings.durationSeconds })]);
-      const scriptCalls = scenario.needsRedis === true ? options.scriptCalls : undefined;
+      const redisStats = scenario.needsRedis === true ? options.redisStats : undefined;
       for (const [generator, load] of runs) {
         // Read outside the measured window: the INFO that reads them is not in Redis's CPU per request.
-        const callsBefore = await scriptCalls?.();
+        const statsBefore = await redisStats?.();
         const { result, cpu } = await options.measure(proxy, load);
-        const callsAfter = await scriptCalls?.();
-        const calls = callsBefore === undefined || callsAfter === undefined ? undefined : callsAfter - callsBefore;
+        const statsAfter = await redisStats?.();
+        const redis = statsBefore === undefined || statsAfter === undefined ? undefined : statsDelta(statsBefore, statsAfter);
+        const calls = redis?.scriptCalls;
         measurements.push({
           scenario: scenario.name,
           generator,
@@ -59,10 +61,10 @@ export async function runPlan(options: PlanOptions): Promise<Measurement[]> {
           reference: scenario.reference === true,
           result,
           cpu,
-          ...(calls === undefined ? {} : { scriptCalls: calls }),
+          ...(redis === undefined ? {} : { scriptCalls: redis.scriptCalls, redis }),
         });
         process.stdout.write(
-          `${`${scenario.name} (${generator})`.padEnd(48)} round ${round}: ${Math.round(result.rps)} req/s, p50 ${result.p50.toFixed(2)} ms, p99 ${result.p99.toFixed(2)} ms${processes(cpu)}${perCall(result.requests, calls)}\n`,
+          `${`${scenario.name} (${generator})`.padEnd(48)} round ${round}: ${Math.round(result.rps)} req/s, p50 ${result.p50.toFixed(2)} ms, p99 ${result.p99.toFixed(2)} ms${processes(cpu)}${perCall(result.requests, calls)}${redisPerRequest(result.requests, redis)}\n`,
         );
       }
     }
@@ -81,4 +83,9 @@ function processes(cpu: CpuPerRequest): string {
 function perCall(requests: number, calls: number | undefined): string {
   if (calls === undefined) return '';
   return calls === 0 ? ', no script call' : `, ${(requests / calls).toFixed(1)} requests per script call`;
+}
+
+/** ", Redis 12.3 µs/request (INFO cpu)" where Redis's counters were read around the run. */
+function redisPerRequest(requests: number, redis: RedisStats | undefined): string {
+  return redis === undefined || requests === 0 ? '' : `, Redis ${(redis.cpuUsec / requests).toFixed(1)} µs/request (INFO cpu)`;
 }

@@ -1,6 +1,8 @@
-import type { LoadResult, LoadSettings } from './load.js';
+import type { KeyRotation } from './key-files.js';
+import { runLoad, type LoadResult, type LoadSettings } from './load.js';
 import type { ObservedGateways } from './observability.js';
 import type { Service } from './services.js';
+import type { SpreadKeySets } from './spread-keys.js';
 
 /** What every scenario can use: the running services, API keys, the load settings. */
 export interface BenchContext {
@@ -45,6 +47,8 @@ export interface BenchContext {
   readonly fastifyStack: Service | undefined;
   readonly oneKey: string;
   readonly manyKeys: readonly string[];
+  /** The keys of each spread of many accounts this run measures (issue 40), rotated per request. */
+  readonly spreads: SpreadKeySets;
   readonly settings: LoadSettings;
 }
 
@@ -52,6 +56,18 @@ export interface BenchContext {
 export interface LoadTarget {
   readonly url: string;
   readonly headers?: Record<string, string>;
+  /** A key per request, from a spread of accounts: autocannon's `setupRequest`, wrk's Lua script. */
+  readonly keys?: KeyRotation;
+}
+
+/** Runs autocannon on `target` (its keys rotated per request, if it has any). */
+export function loadTarget(target: LoadTarget, settings: LoadSettings): Promise<LoadResult> {
+  return runLoad({
+    url: target.url,
+    settings,
+    ...(target.headers === undefined ? {} : { headers: target.headers }),
+    ...(target.keys === undefined ? {} : { authorization: target.keys.next }),
+  });
 }
 
 export interface Scenario {

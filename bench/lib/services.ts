@@ -1,9 +1,15 @@
-import { fileURLToPath } from 'node:url';
-import { freePort, startService as startProcess, type StartServiceOptions } from '@animal-store/testkit';
-import { serviceCommand, type ServiceKind } from './service-command.js';
+import {
+  freePort,
+  REPOSITORY_ROOT,
+  serviceCommand,
+  startService as startProcess,
+  waitForReady,
+  type ServiceKind,
+  type StartServiceOptions,
+} from '@animal-store/testkit';
 
 /** This checkout's root: the services run from here unless told another (`bench:compare`'s worktree). */
-export const REPOSITORY_ROOT = fileURLToPath(new URL('../..', import.meta.url));
+export { REPOSITORY_ROOT };
 
 export interface Service {
   readonly name: string;
@@ -34,23 +40,14 @@ export async function startService(name: string, kind: ServiceKind, env: Record<
   return service;
 }
 
-/** Polls `/readyz` until it answers 200; throws (stopping the service) after 30 s. */
+/** Waits for `/readyz` to answer 200; throws (stopping the service) after 30 s. */
 async function waitUntilReady(service: Service): Promise<void> {
-  const deadline = performance.now() + 30_000;
-  let last = 'no answer';
-  while (performance.now() < deadline) {
-    try {
-      const response = await fetch(`${service.url}/readyz`, { signal: AbortSignal.timeout(2000) });
-      await response.arrayBuffer();
-      if (response.status === 200) return;
-      last = `status ${response.status}`;
-    } catch (error) {
-      last = (error as Error).message;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
+  try {
+    await waitForReady(service.url, 30_000);
+  } catch (error) {
+    await service.stop();
+    throw new Error(`${service.name}: ${(error as Error).message}`);
   }
-  await service.stop();
-  throw new Error(`${service.name}: /readyz not ready within 30 s (${last})`);
 }
 
 /**

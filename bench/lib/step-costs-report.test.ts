@@ -40,9 +40,10 @@ test('a step costs the difference between the gateways it names; the floor is it
   assert.equal(row('limits in process'), '15.0');
   assert.equal(row('limits in Redis'), '25.0');
   assert.equal(row('layers in Redis: a month, a cost, a ceiling'), '3.0');
+  assert.equal(row('limits in Redis instead of in process'), '15.0');
   assert.equal(row('metrics'), '2.0');
   assert.equal(row('tracing, one trace in ten'), '5.0');
-  assert.equal(STEPS.length, 10);
+  assert.equal(STEPS.length, 11);
 });
 
 test('a run without a gateway a step needs says which', () => {

@@ -42,12 +42,20 @@ export const STEPS: readonly Step[] = [
     without: 'limits-redis',
     what: 'the plan’s monthly quota and the operation’s cost and ceiling, decided in the same script call (issue 21)',
   },
+  {
+    step: 'limits in Redis instead of in process',
+    with: 'limits-redis',
+    without: 'limits-memory',
+    what: 'what issue 40 bounds at 1.10× the in-process path: the script call (arguments encoded, written, the reply read, the batch) against the windows in process, revocations in Redis against the file',
+  },
   { step: 'metrics', with: 'metrics', without: 'limits-redis', what: 'Prometheus histograms and counters per request, /metrics scraped every 15 s' },
   { step: 'tracing, one trace in ten', with: 'tracing-1-in-10', without: 'limits-redis', what: 'spans for one request in ten, exported over OTLP/HTTP' },
 ];
 
 export interface StepCostRun {
   readonly rounds: number;
+  /** Who sends the requests: one account, or a spread of many (`--accounts`). */
+  readonly accounts?: string;
   readonly seconds: number;
   readonly machine: Readonly<Record<string, unknown>>;
   /** A paired run with baseline `bare`, holding every gateway the steps name and `control`. */
@@ -87,7 +95,7 @@ export function stepCostReport(run: StepCostRun): { text: string; json: unknown 
   const lines = [
     `# What each step of the request path costs`,
     '',
-    `${run.rounds} rounds × ${run.seconds} s a pairing, ${run.paired.tool} with ${run.paired.connections} connections per gateway, each gateway loaded together with the bare one; Node ${String(run.machine.node)}, ${String(run.machine.cores)} × ${String(run.machine.cpu)}, load average at start ${JSON.stringify(run.machine.loadavgAtStart)}.`,
+    `${run.rounds} rounds × ${run.seconds} s a pairing, ${run.accounts ?? 'one account'}, ${run.paired.tool} with ${run.paired.connections} connections per gateway, each gateway loaded together with the bare one; Node ${String(run.machine.node)}, ${String(run.machine.cores)} × ${String(run.machine.cpu)}, load average at start ${JSON.stringify(run.machine.loadavgAtStart)}.`,
     '',
     `The bare gateway: ${bare.cpuUsPerRequest.toFixed(1)} CPU µs per request (median). Control (a second bare gateway) minus bare: ${fixed(over.get('control') ?? Number.NaN)} µs, the resolution of this run.`,
     '',

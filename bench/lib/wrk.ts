@@ -1,4 +1,5 @@
 import { execFile, spawnSync } from 'node:child_process';
+import type { KeyRotation } from './key-files.js';
 import type { LoadResult } from './load.js';
 
 /**
@@ -16,6 +17,8 @@ export function wrkSkipReason(): string | false {
 export interface WrkOptions {
   readonly url: string;
   readonly headers?: Record<string, string>;
+  /** A key per request from a spread of accounts (`key-files.ts`): its Lua script sets the Authorization header. */
+  readonly keys?: Pick<KeyRotation, 'scriptFile' | 'keysFile' | 'orderFile'>;
   readonly connections: number;
   /** Whole seconds: wrk reads `-d` as an integer. */
   readonly seconds: number;
@@ -64,10 +67,18 @@ export function parseWrk(output: string): LoadResult {
   };
 }
 
-/** Runs `wrk -t1 -c<connections> -d<seconds> --latency` with `headers`, and parses its report. */
-export function runWrk(options: WrkOptions): Promise<LoadResult> {
+/** wrk's arguments: `-t1 -c<connections> -d<seconds> --latency`, the headers, and the rotation's script and files. */
+export function wrkArgs(options: WrkOptions): string[] {
   const headers = Object.entries(options.headers ?? {}).flatMap(([name, value]) => ['-H', `${name}: ${value}`]);
-  const args = ['-t1', `-c${options.connections}`, `-d${Math.max(1, Math.round(options.seconds))}s`, '--latency', ...headers, options.url];
+  const keys = options.keys;
+  const script = keys === undefined ? [] : ['-s', keys.scriptFile];
+  const scriptArgs = keys === undefined ? [] : ['--', keys.keysFile, keys.orderFile];
+  return ['-t1', `-c${options.connections}`, `-d${Math.max(1, Math.round(options.seconds))}s`, '--latency', ...headers, ...script, options.url, ...scriptArgs];
+}
+
+/** Runs wrk (`wrkArgs`) and parses its report. */
+export function runWrk(options: WrkOptions): Promise<LoadResult> {
+  const args = wrkArgs(options);
   return new Promise((resolve, reject) => {
     const child = execFile('wrk', args, { timeout: (options.seconds + 30) * 1000 }, (error, stdout, stderr) => {
       options.stop?.removeEventListener('abort', interrupt);

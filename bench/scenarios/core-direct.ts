@@ -1,12 +1,10 @@
-import { runLoad } from '../lib/load.js';
-import type { BenchContext, LoadTarget, Scenario } from '../lib/scenario.js';
+import { throughput, type ThroughputScenario } from './throughput.js';
 
-const target = ({ core }: BenchContext): LoadTarget => ({ url: `${core.url}/v1/pets` });
-
-export const coreDirect: Scenario = {
+export const CORE_DIRECT: ThroughputScenario = {
   name: 'core-direct',
   description: 'the pets core without a gateway: the ceiling (GET /v1/pets, 20 pets)',
-  expectStatuses: [200],
-  run: (context) => runLoad({ ...target(context), settings: context.settings }),
-  wrk: target,
+  service: ({ core }) => core,
+  key: 'none',
+  noProxy: true,
 };
+export const coreDirect = throughput(CORE_DIRECT);

@@ -1,16 +1,14 @@
 import { runLoad } from '../lib/load.js';
-import type { BenchContext, LoadTarget, Scenario } from '../lib/scenario.js';
+import type { Scenario } from '../lib/scenario.js';
+import { throughput, type ThroughputScenario } from './throughput.js';
 
-const target = ({ bare }: BenchContext): LoadTarget => ({ url: `${bare.url}/v1/pets` });
-
-export const gatewayBare: Scenario = {
+export const GATEWAY_BARE: ThroughputScenario = {
   name: 'gateway-bare',
   description: 'the gateway as a bare proxy: AUTH=off, RATE_LIMITS=off, same route, same core (PROXY_ENGINE=undici, the default)',
-  expectStatuses: [200],
-  run: (context) => runLoad({ ...target(context), settings: context.settings }),
-  proxy: ({ bare }) => bare,
-  wrk: target,
+  service: ({ bare }) => bare,
+  key: 'none',
 };
+export const gatewayBare = throughput(GATEWAY_BARE);
 
 export const gatewayBareHttpProxy: Scenario = {
   name: 'gateway-bare-http-proxy',

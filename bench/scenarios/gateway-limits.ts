@@ -1,27 +1,35 @@
 import { runLoad } from '../lib/load.js';
-import type { BenchContext, LoadTarget, Scenario } from '../lib/scenario.js';
+import type { Scenario } from '../lib/scenario.js';
+import { throughput, type ThroughputScenario } from './throughput.js';
 
-const memoryTarget = ({ limitsMemory, oneKey }: BenchContext): LoadTarget => ({
-  url: `${limitsMemory.url}/v1/pets`,
-  headers: { authorization: `Bearer ${oneKey}` },
-});
-const redisTarget = ({ limitsRedis, oneKey }: BenchContext): LoadTarget => ({
-  url: `${limitsRedis?.url}/v1/pets`,
-  headers: { authorization: `Bearer ${oneKey}` },
-});
-const controlTarget = ({ limitsRedisControl, oneKey }: BenchContext): LoadTarget => ({
-  url: `${limitsRedisControl?.url}/v1/pets`,
-  headers: { authorization: `Bearer ${oneKey}` },
-});
-
-export const gatewayLimitsMemory: Scenario = {
+export const GATEWAY_LIMITS_MEMORY: ThroughputScenario = {
   name: 'gateway-limits-memory',
-  description: 'the full pipeline: one key, limits in process (high enough never to refuse)',
-  expectStatuses: [200],
-  run: (context) => runLoad({ ...memoryTarget(context), settings: context.settings }),
-  proxy: ({ limitsMemory }) => limitsMemory,
-  wrk: memoryTarget,
+  description: 'the full pipeline: keys, limits in process (never refusing)',
+  service: ({ limitsMemory }) => limitsMemory,
+  key: 'gateway',
 };
+
+export const GATEWAY_LIMITS_REDIS: ThroughputScenario = {
+  name: 'gateway-limits-redis',
+  description:
+    'the full pipeline: keys, revocations and limits in Redis (requests share script calls; a busy account of a large plan is answered from a lease)',
+  service: ({ limitsRedis }) => limitsRedis,
+  key: 'gateway',
+  needsRedis: true,
+};
+
+export const GATEWAY_LIMITS_REDIS_CONTROL: ThroughputScenario = {
+  name: 'gateway-limits-redis-control',
+  description:
+    "a second gateway configured as gateway-limits-redis: its ratio to it is the noise of one process measured after another (and it warms up as the paired measurement's control)",
+  service: ({ limitsRedisControl }) => limitsRedisControl,
+  key: 'gateway',
+  needsRedis: true,
+};
+
+export const gatewayLimitsMemory = throughput(GATEWAY_LIMITS_MEMORY);
+export const gatewayLimitsRedis = throughput(GATEWAY_LIMITS_REDIS);
+export const gatewayLimitsRedisControl = throughput(GATEWAY_LIMITS_REDIS_CONTROL);
 
 export const gatewayAuthRedis: Scenario = {
   name: 'gateway-auth-redis',
@@ -30,25 +38,4 @@ export const gatewayAuthRedis: Scenario = {
   needsRedis: true,
   run: ({ authRedis, oneKey, settings }) => runLoad({ url: `${authRedis?.url}/v1/pets`, settings, headers: { authorization: `Bearer ${oneKey}` } }),
   proxy: ({ authRedis }) => authRedis,
-};
-
-export const gatewayLimitsRedis: Scenario = {
-  name: 'gateway-limits-redis',
-  description: 'the full pipeline: one key, revocations and limits in Redis (requests share script calls, and a busy account is answered from a lease)',
-  expectStatuses: [200],
-  needsRedis: true,
-  run: (context) => runLoad({ ...redisTarget(context), settings: context.settings }),
-  proxy: ({ limitsRedis }) => limitsRedis,
-  wrk: redisTarget,
-};
-
-export const gatewayLimitsRedisControl: Scenario = {
-  name: 'gateway-limits-redis-control',
-  description:
-    "a second gateway configured as gateway-limits-redis: its ratio to it is the noise of one process measured after another (and it warms up as the paired measurement's control)",
-  expectStatuses: [200],
-  needsRedis: true,
-  run: (context) => runLoad({ ...controlTarget(context), settings: context.settings }),
-  proxy: ({ limitsRedisControl }) => limitsRedisControl,
-  wrk: controlTarget,
 };

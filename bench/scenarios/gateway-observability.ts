@@ -1,32 +1,22 @@
-import { runLoad } from '../lib/load.js';
 import { whileScraped } from '../lib/observability.js';
-import type { BenchContext, LoadTarget, Scenario } from '../lib/scenario.js';
+import { throughput, type ThroughputScenario } from './throughput.js';
 
-const metricsTarget = ({ observed, oneKey }: BenchContext): LoadTarget => ({
-  url: `${observed?.metrics.url}/v1/pets`,
-  headers: { authorization: `Bearer ${oneKey}` },
-});
-const tracingTarget = ({ observed, oneKey }: BenchContext): LoadTarget => ({
-  url: `${observed?.tracing.url}/v1/pets`,
-  headers: { authorization: `Bearer ${oneKey}` },
-});
-
-export const gatewayMetrics: Scenario = {
+export const GATEWAY_METRICS: ThroughputScenario = {
   name: 'gateway-limits-redis-metrics',
   description: 'the full pipeline on Redis (as gateway-limits-redis) with Prometheus metrics on, /metrics scraped every second',
-  expectStatuses: [200],
+  service: ({ observed }) => observed?.metrics,
+  key: 'gateway',
   needsRedis: true,
-  run: (context) => whileScraped(context.observed?.metricsUrl as string, () => runLoad({ ...metricsTarget(context), settings: context.settings })),
-  proxy: ({ observed }) => observed?.metrics,
-  wrk: metricsTarget,
+  whileLoaded: (context, load) => whileScraped(context.observed?.metricsUrl as string, load),
 };
 
-export const gatewayTracing: Scenario = {
+export const GATEWAY_TRACING: ThroughputScenario = {
   name: 'gateway-limits-redis-tracing',
   description: 'the full pipeline on Redis with every request traced (4 spans) and exported over OTLP/HTTP to a local sink',
-  expectStatuses: [200],
+  service: ({ observed }) => observed?.tracing,
+  key: 'gateway',
   needsRedis: true,
-  run: (context) => runLoad({ ...tracingTarget(context), settings: context.settings }),
-  proxy: ({ observed }) => observed?.tracing,
-  wrk: tracingTarget,
 };
+
+export const gatewayMetrics = throughput(GATEWAY_METRICS);
+export const gatewayTracing = throughput(GATEWAY_TRACING);

@@ -1,15 +1,11 @@
-import { runLoad } from '../lib/load.js';
-import type { BenchContext, LoadTarget, Scenario } from '../lib/scenario.js';
+import { throughput, type ThroughputScenario } from './throughput.js';
 
-const target = ({ nginx }: BenchContext): LoadTarget => ({ url: `${nginx?.url}/v1/pets` });
-
-export const nginxProxyPass: Scenario = {
+export const NGINX_PROXY_PASS: ThroughputScenario = {
   name: 'nginx-proxy-pass',
   description: 'nginx proxy_pass with upstream keep-alive in front of the same core: the reference for a proxy on this machine',
-  expectStatuses: [200],
+  service: ({ nginx }) => nginx,
+  key: 'none',
   needsNginx: true,
   reference: true,
-  run: (context) => runLoad({ ...target(context), settings: context.settings }),
-  proxy: ({ nginx }) => nginx,
-  wrk: target,
 };
+export const nginxProxyPass = throughput(NGINX_PROXY_PASS);

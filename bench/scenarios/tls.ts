@@ -1,5 +1,4 @@
-import { runLoad } from '../lib/load.js';
-import type { BenchContext, LoadTarget, Scenario } from '../lib/scenario.js';
+import { throughput, type ThroughputScenario } from './throughput.js';
 
 /*
  * One figure with TLS (issue 31): the full pipeline on Redis terminating TLS itself, beside HAProxy
@@ -9,34 +8,24 @@ import type { BenchContext, LoadTarget, Scenario } from '../lib/scenario.js';
  * and every request its encryption.
  */
 
-const gatewayTarget = ({ limitsRedisTls, oneKey }: BenchContext): LoadTarget => ({
-  url: `${limitsRedisTls?.url}/v1/pets`,
-  headers: { authorization: `Bearer ${oneKey}` },
-});
-const haproxyTarget = ({ haproxyJwtTls, haproxyKey }: BenchContext): LoadTarget => ({
-  url: `${haproxyJwtTls?.url}/v1/pets`,
-  headers: { authorization: `Bearer ${haproxyKey}` },
-});
-
-export const gatewayLimitsRedisTls: Scenario = {
+export const GATEWAY_LIMITS_REDIS_TLS: ThroughputScenario = {
   name: 'gateway-limits-redis-tls',
   description: 'gateway-limits-redis over HTTPS: the gateway terminates TLS (TLS_CERT_FILE, TLS_KEY_FILE), connections kept alive',
-  expectStatuses: [200],
+  service: ({ limitsRedisTls }) => limitsRedisTls,
+  key: 'gateway',
   needsRedis: true,
   needsTls: true,
-  run: (context) => runLoad({ ...gatewayTarget(context), settings: context.settings }),
-  proxy: ({ limitsRedisTls }) => limitsRedisTls,
-  wrk: gatewayTarget,
 };
 
-export const haproxyJwtTls: Scenario = {
+export const HAPROXY_JWT_TLS: ThroughputScenario = {
   name: 'haproxy-jwt-stick-table-tls',
   description: 'haproxy-jwt-stick-table over HTTPS: HAProxy terminates TLS (bind … ssl crt, the same certificate), connections kept alive',
-  expectStatuses: [200],
+  service: ({ haproxyJwtTls }) => haproxyJwtTls,
+  key: 'haproxy',
   needsHaproxy: true,
   needsTls: true,
   reference: true,
-  run: (context) => runLoad({ ...haproxyTarget(context), settings: context.settings }),
-  proxy: ({ haproxyJwtTls: haproxy }) => haproxy,
-  wrk: haproxyTarget,
 };
+
+export const gatewayLimitsRedisTls = throughput(GATEWAY_LIMITS_REDIS_TLS);
+export const haproxyJwtTls = throughput(HAPROXY_JWT_TLS);

@@ -1,6 +1,4 @@
-import { runLoad } from '../lib/load.js';
-import type { BenchContext, LoadTarget, Scenario } from '../lib/scenario.js';
-import type { Service } from '../lib/services.js';
+import { throughput, type ThroughputScenario } from './throughput.js';
 
 /*
  * The goals of the issue "Every core": the same gateways as gateway-bare, gateway-limits-memory and
@@ -9,57 +7,38 @@ import type { Service } from '../lib/services.js';
  * turn first (lib/run-plan.ts), so the report can take the median of the per-round ratios.
  */
 
-const bearer = ({ oneKey }: BenchContext) => ({ authorization: `Bearer ${oneKey}` });
+export const GATEWAY_BARE_WORKERS_2: ThroughputScenario = {
+  name: 'gateway-bare-workers-2',
+  description: 'gateway-bare with WORKERS=2: CPU per request summed over every process of the gateway (its primary and workers)',
+  service: ({ bareWorkers2 }) => bareWorkers2,
+  key: 'none',
+};
 
-/** A throughput scenario on `service`, with the bench key unless `keyless`. */
-function twin(name: string, description: string, service: (context: BenchContext) => Service | undefined, keyless = false): Scenario {
-  const target = (context: BenchContext): LoadTarget => ({
-    url: `${service(context)?.url}/v1/pets`,
-    ...(keyless ? {} : { headers: bearer(context) }),
-  });
-  return {
-    name,
-    description,
-    expectStatuses: [200],
-    run: (context) => runLoad({ ...target(context), settings: context.settings }),
-    proxy: service,
-    wrk: target,
-  };
-}
+export const GATEWAY_LIMITS_MEMORY_WORKERS_2: ThroughputScenario = {
+  name: 'gateway-limits-memory-workers-2',
+  description: 'gateway-limits-memory with WORKERS=2: keys, limits in process shared by the workers (never reached)',
+  service: ({ limitsMemoryWorkers2 }) => limitsMemoryWorkers2,
+  key: 'gateway',
+};
 
-export const gatewayBareWorkers2: Scenario = twin(
-  'gateway-bare-workers-2',
-  'gateway-bare with WORKERS=2: CPU per request summed over every process of the gateway (its primary and workers)',
-  ({ bareWorkers2 }) => bareWorkers2,
-  true,
-);
-
-export const gatewayLimitsMemoryWorkers2: Scenario = twin(
-  'gateway-limits-memory-workers-2',
-  'gateway-limits-memory with WORKERS=2: one key, limits in process shared by the workers (never reached)',
-  ({ limitsMemoryWorkers2 }) => limitsMemoryWorkers2,
-);
-
-export const gatewayLimitsRedisWorkers2: Scenario = {
-  ...twin(
-    'gateway-limits-redis-workers-2',
-    'gateway-limits-redis with WORKERS=2: one key, revocations and limits in Redis (never reached)',
-    ({ limitsRedisWorkers2 }) => limitsRedisWorkers2,
-  ),
+export const GATEWAY_LIMITS_REDIS_WORKERS_2: ThroughputScenario = {
+  name: 'gateway-limits-redis-workers-2',
+  description: 'gateway-limits-redis with WORKERS=2: keys, revocations and limits in Redis (never reached)',
+  service: ({ limitsRedisWorkers2 }) => limitsRedisWorkers2,
+  key: 'gateway',
   needsRedis: true,
 };
 
-export const haproxyJwtNbthread2: Scenario = {
+export const HAPROXY_JWT_NBTHREAD_2: ThroughputScenario = {
   name: 'haproxy-jwt-stick-table-nbthread-2',
   description: 'haproxy-jwt-stick-table with nbthread 2 (one stick table for both threads): the reference of a gateway with two workers',
-  expectStatuses: [200],
+  service: ({ haproxyJwt2 }) => haproxyJwt2,
+  key: 'haproxy',
   needsHaproxy: true,
   reference: true,
-  run: (context) => runLoad({ ...jwtTarget(context), settings: context.settings }),
-  proxy: ({ haproxyJwt2 }) => haproxyJwt2,
-  wrk: jwtTarget,
 };
 
-function jwtTarget({ haproxyJwt2, haproxyKey }: BenchContext): LoadTarget {
-  return { url: `${haproxyJwt2?.url}/v1/pets`, headers: { authorization: `Bearer ${haproxyKey}` } };
-}
+export const gatewayBareWorkers2 = throughput(GATEWAY_BARE_WORKERS_2);
+export const gatewayLimitsMemoryWorkers2 = throughput(GATEWAY_LIMITS_MEMORY_WORKERS_2);
+export const gatewayLimitsRedisWorkers2 = throughput(GATEWAY_LIMITS_REDIS_WORKERS_2);
+export const haproxyJwtNbthread2 = throughput(HAPROXY_JWT_NBTHREAD_2);

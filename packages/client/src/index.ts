@@ -1,12 +1,5 @@
-export {
-  createClient,
-  type AnimalStoreClient,
-  type CallOptions,
-  type ClientOptions,
-  type CreateOptions,
-  type ListOptions,
-  type PetPage,
-} from './create-client.js';
+export { createClient } from './create-client.js';
+export type { AnimalStoreClient, CallOptions, ClientOptions, CreateOptions, ListOptions, PetPage } from './client-types.js';
 export { ApiError, KNOWN_ERROR_CODES, type ErrorCode, type KnownErrorCode } from './api-error.js';
 export type { DeprecationNotice, RateLimitState } from './response-headers.js';
 export type { RetryNotice } from './transport.js';

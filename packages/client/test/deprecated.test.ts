@@ -24,7 +24,7 @@ function clientMethodTags(): Map<string, string[]> {
   return new Map(type.getProperties().map((property) => [property.name, property.getJsDocTags(checker).map((tag) => tag.name)]));
 }
 
-/** The declaration file tsc emits for create-client.ts, in memory. */
+/** The declaration files tsc emits for the package, in memory, one after another. */
 function emittedDeclaration(): string {
   const program = ts.createProgram([INDEX], {
     target: ts.ScriptTarget.ES2023,
@@ -35,7 +35,7 @@ function emittedDeclaration(): string {
   });
   let text = '';
   program.emit(undefined, (name, data) => {
-    if (name.endsWith('create-client.d.ts')) text = data;
+    if (name.endsWith('.d.ts')) text += data;
   });
   return text;
 }

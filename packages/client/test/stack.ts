@@ -1,21 +1,17 @@
 import { createServer, request, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { fileURLToPath } from 'node:url';
 import { startService, type ServiceProcess } from '@animal-store/testkit';
-
-export const CORE_MAIN = fileURLToPath(import.meta.resolve('@animal-store/core/main'));
-export const GATEWAY_MAIN = fileURLToPath(import.meta.resolve('@animal-store/gateway/main'));
 
 export { createTestKeyring, startGateway } from '@animal-store/gateway/testing';
 
 /** The pets core as a real process on a free port. */
 export function startCore(): Promise<ServiceProcess> {
-  return startService({ entry: CORE_MAIN, env: { PORT: '0' } });
+  return startService({ service: 'core', env: { PORT: '0' } });
 }
 
 /** The gateway as a real process on a free port, in front of `upstreamUrl`. */
 export function startGatewayProcess(upstreamUrl: string, env: Record<string, string>): Promise<ServiceProcess> {
-  return startService({ entry: GATEWAY_MAIN, env: { PORT: '0', UPSTREAM_URL: upstreamUrl, ...env } });
+  return startService({ service: 'gateway', env: { PORT: '0', UPSTREAM_URL: upstreamUrl, ...env } });
 }
 
 export interface SeenRequest {

@@ -1,21 +1,9 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { request } from 'node:http';
-import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
-import { redisSkipReason, startRedis, startService, type RedisServer } from '@animal-store/testkit';
+import { REPOSITORY_ROOT, redisSkipReason, serviceCommand, startRedis, startService, type RedisServer, waitForReady } from '@animal-store/testkit';
 import { postPet } from './helpers.js';
-
-const MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url));
-
-/** Polls /readyz as an orchestrator would: the core listens before its store connects. */
-async function waitForReady(url: string): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while ((await fetch(`${url}/readyz`)).status !== 200) {
-    assert.ok(Date.now() < deadline, `${url} did not become ready`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
 
 /** Starts a createPet whose headers reach the server; the body is sent by the returned function. */
 function startSlowCreate(url: string, body: string): Promise<(rest: string) => Promise<{ status: number; body: string }>> {
@@ -53,7 +41,7 @@ describe('core process, redis store', { skip: redisSkipReason() }, () => {
   const env = () => ({ PORT: '0', HOST: '127.0.0.1', PETS_STORE: 'redis', PETS_REDIS_URL: redis.url, LOG_LEVEL: 'info' });
 
   test('SIGTERM finishes the request in flight, exits 0, and pets survive the restart', async () => {
-    const first = await startService({ entry: MAIN, env: env() });
+    const first = await startService({ service: 'core', env: env() });
     await waitForReady(first.url);
     const created = (await (await postPet(first.url, { name: 'Durable', categoryId: 1 })).json()) as { id: number };
 
@@ -65,7 +53,7 @@ describe('core process, redis store', { skip: redisSkipReason() }, () => {
     assert.equal(await exitCode, 0, first.output());
     assert.match(first.output(), /core draining/);
 
-    const second = await startService({ entry: MAIN, env: env() });
+    const second = await startService({ service: 'core', env: env() });
     await waitForReady(second.url);
     try {
       const pets = (await (await fetch(`${second.url}/v1/pets`)).json()) as { id: number; name: string }[];
@@ -82,7 +70,7 @@ describe('core process, redis store', { skip: redisSkipReason() }, () => {
   });
 
   test('with Redis down the core answers 503 store_unavailable and /readyz 503, then recovers', async () => {
-    const core = await startService({ entry: MAIN, env: env() });
+    const core = await startService({ service: 'core', env: env() });
     try {
       await waitForReady(core.url);
       await redis.stop();
@@ -104,7 +92,9 @@ describe('core process, redis store', { skip: redisSkipReason() }, () => {
 
 describe('core process configuration', () => {
   test('an invalid configuration exits 2 and names every problem', () => {
-    const run = spawnSync(process.execPath, ['--import', 'tsx', MAIN], {
+    const { command, cwd } = serviceCommand(REPOSITORY_ROOT, 'core');
+    const run = spawnSync(command[0] as string, command.slice(1), {
+      cwd,
       env: { PATH: process.env.PATH, PORT: 'eighty', PETS_STORE: 'mongo', BODY_LIMIT_BYTES: '-5', LOG_LEVEL: 'loud' },
       encoding: 'utf8',
       timeout: 20_000,

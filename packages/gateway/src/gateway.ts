@@ -17,7 +17,7 @@ import { createForwardStep } from './pipeline/steps/forward.js';
 import { createKeyGuard } from './pipeline/steps/key-guard.js';
 import { createRateLimitStep } from './pipeline/steps/rate-limit.js';
 import { createRouting } from './pipeline/steps/route.js';
-import { createServicePaths, type ReadinessCheck } from './pipeline/steps/service-paths.js';
+import { createServicePaths, type OthersReadiness, type ReadinessCheck } from './pipeline/steps/service-paths.js';
 import { createSunsetStep } from './pipeline/steps/sunset.js';
 import { createUsageStep } from './pipeline/steps/usage.js';
 import type { Upstream } from './proxy/index.js';
@@ -31,6 +31,8 @@ export interface GatewayDeps {
   readonly operations: readonly Operation[];
   /** What else must answer for /readyz to say ready (the upstream always must): Redis, say. */
   readonly readiness?: readonly ReadinessCheck[];
+  /** The other workers' readiness, asked of the primary: `/readyz` says ready only when all are. */
+  readonly othersReady?: OthersReadiness | undefined;
   /** Checks API keys; absent when AUTH=off (every request passes without identity). */
   readonly authenticate?: Authenticator | undefined;
   /** Per-plan limits; absent when RATE_LIMITS=off. */
@@ -61,7 +63,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps): Server 
   const notes = config.deprecationDocUrl === undefined ? deprecationNotes(deps.operations) : undefined;
 
   const steps: Step[] = [
-    createServicePaths([{ name: 'upstream', ready: () => upstream.ready() }, ...(deps.readiness ?? [])], notes),
+    createServicePaths([{ name: 'upstream', ready: () => upstream.ready() }, ...(deps.readiness ?? [])], notes, deps.othersReady),
     ...(deps.docs === undefined ? [] : [createDocsStep(deps.docs)]),
     ...(config.cors === undefined ? [] : [createCorsStep(config.cors, methodsAt)]),
     createRouting(matchRoute, config.trustProxy, docUrl),

@@ -199,6 +199,10 @@ for (const engine of ['in process', 'Redis'] as const) {
         detail.body.keys?.map((key) => [key.id, key.revoked, key.refusedFrom]),
         [[record.jti, true, T0 / 1000]],
       );
+      // Issue 39, 3.8: the list said `allowed` for an account whose key in use is revoked (until opened).
+      assert.deepEqual([detail.body.next, detail.body.retryAt], ['revoked', null]);
+      const listed = (await accounts(1)).find((account) => account.account === 'leaky');
+      assert.deepEqual([listed?.next, listed?.retryAt], ['revoked', null]);
       assert.equal((await json<{ code: string }>('/keys/never-seen/revoke', { method: 'POST' })).body.code, 'key_not_found');
       assert.equal((await json<{ code: string }>(`/keys/${'x'.repeat(129)}/revoke`, { method: 'POST' })).body.code, 'invalid_parameter');
       assert.equal((await json<{ code: string }>(`/keys/${record.jti}/revoke`)).status, 405);
@@ -235,13 +239,13 @@ for (const engine of ['in process', 'Redis'] as const) {
       const billing = await json<{ month: string; timeZone: string; accounts: unknown[] }>('/billing');
       assert.deepEqual([billing.body.month, billing.body.timeZone], ['2026-11', 'UTC']);
       assert.deepEqual(billing.body.accounts, [
-        { account: 'flat', plan: 'pro', units: null, quota: null },
-        { account: 'metered', plan: 'free', units: 4, quota: 1000 },
+        { account: 'flat', plan: 'pro', units: null, quota: null, unaccounted: null },
+        { account: 'metered', plan: 'free', units: 4, quota: 1000, unaccounted: 0 },
       ]);
       const csv = await call('/billing.csv');
       assert.equal(csv.headers.get('content-type'), 'text/csv; charset=utf-8; header=present');
       assert.equal(csv.headers.get('content-disposition'), 'attachment; filename="billing-2026-11.csv"');
-      assert.equal(await csv.text(), 'month,account,plan,units,quota\r\n2026-11,flat,pro,,\r\n2026-11,metered,free,4,1000\r\n');
+      assert.equal(await csv.text(), 'month,account,plan,units,quota,unaccounted\r\n2026-11,flat,pro,,,\r\n2026-11,metered,free,4,1000,0\r\n');
     });
 
     test('a candidate plans file: which accounts it would refuse now, or what is wrong with it', async () => {
@@ -318,7 +322,12 @@ for (const engine of ['in process', 'Redis'] as const) {
       const page = await fetch(`${started.adminUrl}`);
       assert.equal(page.status, 200);
       assert.match(page.headers.get('content-security-policy') ?? '', /default-src 'none'; script-src 'self'/);
-      assert.match(await page.text(), /<script src="admin\/console\.js" defer><\/script>/);
+      assert.match(await page.text(), /<script type="module" src="admin\/console\.js"><\/script>/);
+      // The modules the console's script imports, relative to it, served beside it.
+      for (const module of ['console-api.js', 'console-dom.js', 'console-tables.js']) {
+        const served = await fetch(`${started.adminUrl}/${module}`);
+        assert.deepEqual([served.status, served.headers.get('content-type')], [200, 'text/javascript; charset=utf-8'], module);
+      }
       const slash = await fetch(`${started.adminUrl}/`, { redirect: 'manual' });
       assert.deepEqual([slash.status, slash.headers.get('location')], [308, '../admin']);
     });

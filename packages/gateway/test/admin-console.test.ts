@@ -101,6 +101,55 @@ describe('the admin console, in headless Chromium, behind a reverse proxy and un
     }
   });
 
+  // Issue 39, point 3.8: accounts named `.` and `..` could not be opened (the URL was normalised),
+  // times were 12-hour ones of no zone, and an account whose key is revoked showed as admitted.
+  test('accounts named . and .. open; times are ISO 8601 with their offset; a revoked account is refused in the list', async () => {
+    const stack = await startLimitedStack({ redis: false });
+    const admin = writeAdminTokens('ops');
+    const adminPort = await freePort();
+    const gateway = await startGatewayProcess({
+      ...stack.env,
+      WORKERS: '1',
+      METRICS_PORT: String(adminPort),
+      ADMIN_TOKEN_FILE: admin.file,
+      REVOCATIONS_FILE: stack.keyring.files.revoked,
+    });
+    const dots = await stack.keyring.issue({ plan: 'free', sub: '..', ttlMs: 86_400_000 });
+    const dot = await stack.keyring.issue({ plan: 'free', sub: '.' });
+    for (const { token } of [dots, dot])
+      assert.equal((await requestOnFreshConnection(`${gateway.url}/v1/echo`, { headers: { authorization: `Bearer ${token}` } })).status, 200);
+    const revoked = await fetch(`http://127.0.0.1:${adminPort}/admin/keys/${dot.record.jti}/revoke`, { method: 'POST', headers: admin.headers });
+    assert.equal(revoked.status, 200);
+    const page = await openPage(`http://127.0.0.1:${adminPort}/admin`, { width: 1280, height: 1000 });
+    try {
+      await page.waitFor("document.readyState === 'complete' && document.getElementById('sign-in') !== null");
+      await page.evaluate(`document.getElementById('token').value = ${JSON.stringify(admin.token)}; document.getElementById('sign-in').requestSubmit()`);
+      await page.waitFor(`document.querySelectorAll('#accounts tbody tr[data-account]').length === 2`);
+      const nextOf = (account: string) =>
+        page.evaluate<string>(`document.querySelector('tr[data-account=${JSON.stringify(account)}]').children[2].textContent`);
+      assert.equal(await nextOf('.'), 'refused: its key is revoked', 'the list says so, unopened');
+      assert.equal(await nextOf('..'), 'admitted');
+      for (const name of ['..', '.']) {
+        await page.evaluate(`document.querySelector('tr[data-account=${JSON.stringify(name)}]').click()`);
+        await page.waitFor(
+          `document.getElementById('account-name').textContent === ${JSON.stringify(name)} && document.querySelectorAll('#keys tbody tr').length === 1`,
+        );
+      }
+      await page.evaluate(`document.querySelector('tr[data-account=".."]').click()`);
+      await page.waitFor(`document.getElementById('account-name').textContent === '..' && document.querySelectorAll('#keys tbody tr').length === 1`);
+      const times = await page.evaluate<string[]>(
+        `[...document.querySelectorAll('#windows tbody tr td:last-child'), document.querySelector('#keys tbody tr').children[3]].map((cell) => cell.textContent)`,
+      );
+      assert.ok(times.length >= 3, times.join(', '));
+      for (const time of times) assert.match(time, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d\d:\d\d$/);
+      assert.deepEqual(page.console(), [], 'no error in the page');
+    } finally {
+      await page.close();
+      await gateway.stop();
+      await stack.close();
+    }
+  });
+
   test('a wrong token is refused on the page, and nothing of the API is shown', async () => {
     const stack = await startLimitedStack({ redis: false });
     const admin = writeAdminTokens('ops');

@@ -1,10 +1,8 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, test } from 'node:test';
-import { freePort, redisSkipReason, temporaryDir } from '@animal-store/testkit';
+import { freePort, redisSkipReason, runServiceToExit, temporaryDir, waitForReady } from '@animal-store/testkit';
 import {
   requestOnFreshConnection,
   startGatewayProcess,
@@ -15,11 +13,9 @@ import {
   type LimitedStack,
 } from './support/index.js';
 
-// Issue 32: the admin API of gateways run as production runs them (src/main.ts, a primary and its
+// Issue 32: the admin API of gateways run as production runs them (the built entry, a primary and its
 // workers): the primary serves it, and reads the limits where they are kept, in a lone worker, in
 // itself for several workers, or in Redis shared by two instances.
-
-const MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url));
 
 interface Account {
   account: string;
@@ -34,11 +30,7 @@ async function adminGateway(stack: LimitedStack, env: Record<string, string>) {
   const adminPort = await freePort();
   const gateway = await startGatewayProcess({ ...stack.env, METRICS_PORT: String(adminPort), ADMIN_TOKEN_FILE: admin.file, ...env });
   const adminUrl = `http://127.0.0.1:${adminPort}/admin`;
-  const deadline = Date.now() + 20_000;
-  while ((await requestOnFreshConnection(`${gateway.url}/readyz`)).status !== 200) {
-    assert.ok(Date.now() < deadline, 'ready in time');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  await waitForReady(gateway.url, 20_000);
   const call = async <T>(path: string, method = 'GET') => {
     const res = await fetch(`${adminUrl}${path}`, { method, headers: admin.headers });
     return { status: res.status, body: (await res.json()) as T };
@@ -123,11 +115,7 @@ describe('two gateway instances sharing one Redis', { skip: redisSkipReason() },
       const redis = stack.redis as NonNullable<LimitedStack['redis']>;
       await redis.stop('SIGKILL');
       await redis.restart();
-      const deadline = Date.now() + 20_000;
-      while ((await requestOnFreshConnection(`${a.gateway.url}/readyz`)).status !== 200) {
-        assert.ok(Date.now() < deadline, 'A ready again in time');
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
+      await waitForReady(a.gateway.url, 20_000); // A ready again
       assert.deepEqual([await a.api(token), await a.api(token), await a.api(other)], [401, 401, 200], 'Redis lost it, the file kept it');
     } finally {
       await stopped(a.gateway);
@@ -137,14 +125,7 @@ describe('two gateway instances sharing one Redis', { skip: redisSkipReason() },
   });
 });
 
-function runMain(env: Record<string, string>) {
-  return spawnSync(process.execPath, ['--import', 'tsx', MAIN], {
-    env: { PATH: process.env.PATH, AUTH: 'off', ...env },
-    encoding: 'utf8',
-    timeout: 20_000,
-    killSignal: 'SIGKILL',
-  });
-}
+const runMain = (env: Record<string, string>) => runServiceToExit('gateway', { AUTH: 'off', ...env });
 
 test('the gateway does not start with a token file missing, empty or invalid, nor without the admin listener, and says why (exit 2)', () => {
   const dir = temporaryDir('gw-admin-start-');

@@ -81,7 +81,7 @@ describe('API keys at the gateway', () => {
     ['not yet valid', async () => `Bearer ${await keyring.sign({}, claimsFor({ nbf: Math.floor(Date.now() / 1000) + 3600 }))}`, true],
     ['missing jti', async () => `Bearer ${await keyring.sign({}, claimsFor({ jti: undefined }))}`, true],
     ['missing sub', async () => `Bearer ${await keyring.sign({}, claimsFor({ sub: undefined }))}`, true],
-    ['unknown plan', async () => `Bearer ${await keyring.sign({}, claimsFor({ plan: 'platinum' }))}`, true],
+    ['a plan name no header can carry', async () => `Bearer ${await keyring.sign({}, claimsFor({ plan: 'gold\r\nx-api-subject: root' }))}`, true],
     ['token too long', async () => `Bearer ${'a'.repeat(3000)}.${'b'.repeat(1000)}.${'c'.repeat(100)}`, true],
   ];
 
@@ -96,6 +96,12 @@ describe('API keys at the gateway', () => {
       assert.equal(upstream.requests.length, before, 'the upstream never sees it');
     });
   }
+
+  test('with RATE_LIMITS=off no plans file is read: a key of any plan passes, its plan told as it is (issue 39, 3.1)', async () => {
+    const res = await call(`Bearer ${await keyring.sign({}, claimsFor({ plan: 'platinum' }))}`);
+    assert.equal(res.status, 200);
+    assert.equal(((await res.json()) as { headers: Record<string, string> }).headers['x-api-plan'], 'platinum');
+  });
 
   test('401 unauthorized, saying why: a key whose sub no header can carry is never dispatched', async () => {
     const before = upstream.requests.length;

@@ -1,10 +1,8 @@
 import assert from 'node:assert/strict';
-import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { startService, type ServiceProcess } from '@animal-store/testkit';
 import { type RunningGateway, startGateway } from './support/index.js';
 
-const CORE_MAIN = fileURLToPath(import.meta.resolve('@animal-store/core/main'));
 const SUNSET = Date.parse('2030-12-05T00:00:00Z');
 
 function assertDeprecationHeaders(res: Response): void {
@@ -20,7 +18,7 @@ describe('deprecation and sunset of getPet, in front of the real core', () => {
   let petPath: string;
 
   before(async () => {
-    core = await startService({ entry: CORE_MAIN, env: { PORT: '0' } });
+    core = await startService({ service: 'core', env: { PORT: '0' } });
     gateway = await startGateway({ UPSTREAM_URL: core.url }, () => clock);
     const created = await fetch(`${gateway.url}/v1/pets`, {
       method: 'POST',

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
-import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { endlessUpload, startService } from '@animal-store/testkit';
 import {
@@ -14,8 +13,6 @@ import {
   startRecordingUpstream,
   writeDocument,
 } from './support/index.js';
-
-const MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url));
 
 describe('early answers close the connection instead of draining the body', () => {
   let upstream: RecordingUpstream;
@@ -98,13 +95,18 @@ describe('early answers close the connection instead of draining the body', () =
 describe('sockets of refused requests cost the gateway a bounded time', () => {
   test('200 clients too slow to send their headers, answered 408, that then never read nor close: their descriptors are freed within seconds', async () => {
     const upstream = await startRecordingUpstream();
+    // A gateway that does not start must not leave the upstream listening: the file would never end.
     const gateway = await startService({
-      entry: MAIN,
+      service: 'gateway',
       env: { PORT: '0', AUTH: 'off', RATE_LIMITS: 'off', HEADERS_TIMEOUT_MS: '500', UPSTREAM_URL: upstream.url, OPENAPI_FILE: writeDocument(PROXY_TEST_PATHS) },
+    }).catch(async (error: unknown) => {
+      await upstream.close();
+      throw error;
     });
     const port = Number(new URL(gateway.url).port);
     // The worker's: it holds the connections (the primary hands each over at once).
     const worker = servingPid(gateway.pid);
+    assert.notEqual(worker, gateway.pid, 'the worker, not the primary, holds the connections');
     const descriptors = () => readdirSync(`/proc/${worker}/fd`).length;
     const sockets: Socket[] = [];
     try {

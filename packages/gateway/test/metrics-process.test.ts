@@ -1,16 +1,13 @@
 import assert from 'node:assert/strict';
-import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
 import { freePort, startService } from '@animal-store/testkit';
 import { PROXY_TEST_PATHS, startRecordingUpstream, writeDocument } from './support/index.js';
-
-const MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url));
 
 test('the gateway process serves /metrics on METRICS_PORT, loopback by default, and stops it with the rest on SIGTERM', async () => {
   const upstream = await startRecordingUpstream();
   const metricsPort = await freePort();
   const gateway = await startService({
-    entry: MAIN,
+    service: 'gateway',
     env: { PORT: '0', AUTH: 'off', UPSTREAM_URL: upstream.url, OPENAPI_FILE: writeDocument(PROXY_TEST_PATHS), METRICS_PORT: String(metricsPort) },
   });
   try {

@@ -119,5 +119,5 @@ test('without METRICS_PORT there is no admin listener; METRICS_PORT may not be t
   assert.equal(same.ok, false);
   assert.match(same.ok ? '' : same.problems.join('\n'), /METRICS_PORT.*must differ from PORT/);
   const host = loadConfig({ AUTH: 'off', METRICS_PORT: '9464' });
-  assert.deepEqual(host.ok ? host.config.metrics : undefined, { host: '127.0.0.1', port: 9464 });
+  assert.deepEqual(host.ok ? host.config.metrics : undefined, { host: '127.0.0.1', hosts: [], port: 9464 });
 });

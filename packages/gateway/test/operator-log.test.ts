@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { redisSkipReason, startRedis, type RedisServer } from '@animal-store/testkit';
+import { redisSkipReason, startRedis, type RedisServer, waitForReady } from '@animal-store/testkit';
 import {
   capturedLog,
   createTestKeyring,
@@ -10,7 +10,6 @@ import {
   type RunningGateway,
   startGateway,
   startRecordingUpstream,
-  waitUntilReady,
   writeDocument,
 } from './support/index.js';
 
@@ -54,7 +53,7 @@ describe('what the operator sees', { skip: redisSkipReason() }, () => {
       undefined,
       { logger: log.logger },
     );
-    await waitUntilReady(gateway.url);
+    await waitForReady(gateway.url);
   });
   after(async () => {
     await gateway?.close();

@@ -1,28 +1,35 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
-import { startService } from '@animal-store/testkit';
+import { runServiceToExit, startService } from '@animal-store/testkit';
 import { createTestKeyring, PROXY_TEST_PATHS, startRecordingUpstream, writeDocument } from './support/index.js';
 
 const MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url));
 
-function runMain(env: Record<string, string>) {
-  return spawnSync(process.execPath, ['--import', 'tsx', MAIN], {
-    env: { PATH: process.env.PATH, ...env },
-    encoding: 'utf8',
-    timeout: 20_000,
-    killSignal: 'SIGKILL',
-  });
-}
+const runMain = (env: Record<string, string>) => runServiceToExit('gateway', env);
 
 test('an invalid configuration exits 2 and names every problem', () => {
   const run = runMain({ PORT: 'x', UPSTREAM_URL: 'not a url', TRUST_PROXY: '300.1.1.1', ENFORCE_SUNSET: 'perhaps' });
   assert.equal(run.status, 2, run.stderr);
   for (const name of ['PORT', 'UPSTREAM_URL', 'TRUST_PROXY', 'ENFORCE_SUNSET']) assert.match(run.stderr, new RegExp(`- ${name}: `));
+});
+
+test('timeouts that cannot work together exit 2, naming the settings (issue 39, 2.7)', () => {
+  const run = runMain({
+    PORT: '0',
+    AUTH: 'off',
+    RATE_LIMITS: 'off',
+    SHUTDOWN_TIMEOUT_MS: '1000',
+    HEADERS_TIMEOUT_MS: '60000',
+    REDIS_COMMAND_TIMEOUT_MS: '20',
+  });
+  assert.equal(run.status, 2, run.stderr);
+  assert.match(run.stderr, /- SHUTDOWN_TIMEOUT_MS: 1000 is shorter than KEEP_ALIVE_TIMEOUT_MS \(5000\)/);
+  assert.match(run.stderr, /- HEADERS_TIMEOUT_MS: 60000 is above REQUEST_TIMEOUT_MS \(30000\)/);
+  assert.match(run.stderr, /- REDIS_COMMAND_TIMEOUT_MS: 20 is below 100/);
 });
 
 test('an unusable OpenAPI document exits 2 and says why', () => {
@@ -44,7 +51,9 @@ test('a REVOCATIONS_FILE that cannot be read at start exits 2: a wrong path must
   assert.match(notAList.stderr, /expected \{"revoked"/);
 });
 
-test('SIGTERM lets the request in flight finish, then exits 0', async () => {
+// The one test that runs the gateway from its sources through tsx, as `npm start` and a developer
+// do: the development path still starts, serves and stops.
+test('SIGTERM lets the request in flight finish, then exits 0 (from the sources, through tsx)', async () => {
   let release: () => void = () => {};
   const held = new Promise<void>((resolve) => (release = resolve));
   let arrived: () => void = () => {};

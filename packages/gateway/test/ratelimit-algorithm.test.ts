@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { connectedRedisClient, seededRandom } from './support/index.js';
+import { assertNeverOverLimit, connectedRedisClient, instants, replay as replayTimeline } from './support/index.js';
 import { after, before, describe, test } from 'node:test';
 import { Redis } from 'ioredis';
 import { redisSkipReason, startRedis, type RedisServer } from '@animal-store/testkit';
@@ -19,39 +19,10 @@ const POLICY: Policy = {
 };
 
 /** Increasing timestamps: bursts, pauses and steady stretches. */
-function timeline(seed: number, count: number): number[] {
-  const next = seededRandom(seed);
-  const times: number[] = [];
-  let t = 1_800_000_000_000 + Math.floor(next() * 100_000);
-  for (let i = 0; i < count; i++) {
-    const r = next();
-    t += r < 0.5 ? Math.floor(next() * 50) : r < 0.9 ? Math.floor(next() * 2_000) : Math.floor(next() * 60_000);
-    times.push(t);
-  }
-  return times;
-}
+const timeline = (seed: number, count: number) => instants(seed, count, 60_000);
 
-/** For every admitted request: how many admitted requests fall in the window ending at it. */
-function assertNeverOverLimit(admitted: readonly number[], policy: Policy): void {
-  for (const window of policy.windows) {
-    let start = 0;
-    for (let end = 0; end < admitted.length; end++) {
-      while ((admitted[start] as number) <= (admitted[end] as number) - window.windowMs) start++;
-      assert.ok(end - start + 1 <= window.limit, `${end - start + 1} admitted within ${window.windowMs} ms ending at ${admitted[end]} (limit ${window.limit})`);
-    }
-  }
-}
-
-async function replay(make: (now: () => number) => Limiter, times: readonly number[], subject: string): Promise<RateDecision[]> {
-  let now = 0;
-  const limiter = make(() => now);
-  const decisions: RateDecision[] = [];
-  for (const t of times) {
-    now = t;
-    decisions.push(await limiter.check({ subject, keyId: undefined, policy: POLICY }));
-  }
-  return decisions;
-}
+const replay = async (make: (now: () => number) => Limiter, times: readonly number[], subject: string) =>
+  (await replayTimeline(make, times, () => ({ subject, keyId: undefined, policy: POLICY }))).checks;
 
 test('property: random timelines never admit more than the limit in any sliding interval (in process)', async () => {
   for (let seed = 1; seed <= 40; seed++) {

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { connectedRedisClient, seededRandom } from './support/index.js';
+import { connectedRedisClient, replay as replayTimeline, timeline as timelineOf, TIMELINE_START } from './support/index.js';
 import { after, before, describe, test } from 'node:test';
 import { redisSkipReason, startRedis, type RedisServer } from '@animal-store/testkit';
 import { createMemoryLimiter } from '../src/ratelimit/memory/index.js';
@@ -18,26 +18,20 @@ const BANNING: Policy = {
 };
 
 /** Increasing times, each with one of two keys of one account. */
-function timeline(seed: number, count: number): { at: number; keyId: string }[] {
-  const next = seededRandom(seed);
-  const requests: { at: number; keyId: string }[] = [];
-  let at = 1_800_000_000_000 + Math.floor(next() * 100_000);
-  for (let i = 0; i < count; i++) {
-    const r = next();
-    at += r < 0.6 ? Math.floor(next() * 300) : r < 0.9 ? Math.floor(next() * 3_000) : Math.floor(next() * 30_000);
-    requests.push({ at, keyId: next() < 0.7 ? 'k1' : 'k2' });
-  }
-  return requests;
-}
+const timeline = (seed: number, count: number) =>
+  timelineOf(seed, count, {
+    startAt: TIMELINE_START,
+    startSpreadMs: 100_000,
+    gaps: [
+      { below: 0.6, withinMs: 300 },
+      { below: 0.9, withinMs: 3_000 },
+      { below: 1, withinMs: 30_000 },
+    ],
+    step: (at, next) => ({ at, keyId: next() < 0.7 ? 'k1' : 'k2' }),
+  });
 
-async function replay(limiter: Limiter, setNow: (at: number) => void, requests: readonly { at: number; keyId: string }[]): Promise<RateDecision[]> {
-  const decisions: RateDecision[] = [];
-  for (const { at, keyId } of requests) {
-    setNow(at);
-    decisions.push(await limiter.check({ subject: 'acct', keyId, policy: BANNING }));
-  }
-  return decisions;
-}
+const replay = async (make: (now: () => number) => Limiter, requests: readonly { at: number; keyId: string }[]) =>
+  (await replayTimeline(make, requests, ({ keyId }) => ({ subject: 'acct', keyId, policy: BANNING }))).checks;
 
 describe('bans and strikes: the Redis script gives the in-process answers', { skip: redisSkipReason() }, () => {
   let redis: RedisServer;
@@ -55,10 +49,8 @@ describe('bans and strikes: the Redis script gives the in-process answers', { sk
     let banned = 0;
     for (let seed = 1; seed <= 10; seed++) {
       const requests = timeline(seed, 250);
-      let now = 0;
-      const inProcess = await replay(createMemoryLimiter({ now: () => now }), (at) => (now = at), requests);
-      let redisNow = 0;
-      const shared = await replay(createRedisLimiter(client, { prefix: `bans${seed}`, now: () => redisNow }), (at) => (redisNow = at), requests);
+      const inProcess = await replay((now) => createMemoryLimiter({ now }), requests);
+      const shared = await replay((now) => createRedisLimiter(client, { prefix: `bans${seed}`, now }), requests);
       for (let i = 0; i < requests.length; i++) {
         const a = inProcess[i] as RateDecision;
         const b = shared[i] as RateDecision;

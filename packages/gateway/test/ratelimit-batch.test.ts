@@ -10,14 +10,13 @@ import {
   startLimitedStack,
   startRecordingUpstream,
   type TestKeyring,
-  waitUntilReady,
   writeDocument,
   writePlansFile,
 } from './support/index.js';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { Redis } from 'ioredis';
-import { redisSkipReason, startRedis, temporaryDir, type RedisServer } from '@animal-store/testkit';
+import { redisSkipReason, startRedis, temporaryDir, type RedisServer, waitForReady } from '@animal-store/testkit';
 import type { Limiter, LimitRequest, Policy, RateDecision } from '../src/ratelimit/index.js';
 import { createRedisLimiter } from '../src/ratelimit/redis/index.js';
 import type { RedisClient } from '../src/redis/index.js';
@@ -167,7 +166,7 @@ describe('a batch in flight when Redis dies, under each failure policy', { skip:
       // The test kills Redis under it: its reconnection errors are expected, not news.
       admin.on('error', () => {});
       try {
-        await waitUntilReady(gateway.url);
+        await waitForReady(gateway.url);
         const { token } = await keyring.issue({ plan: 'free', sub: `dies-${policy}` });
         assert.equal((await fetch(`${gateway.url}/v1/echo`, { headers: { authorization: `Bearer ${token}` } })).status, 200);
         // Redis holds every command from now on: the next batch is sent and waits for its answer…

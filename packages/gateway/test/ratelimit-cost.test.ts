@@ -5,7 +5,15 @@ import { createMemoryLimiter } from '../src/ratelimit/memory/index.js';
 import type { Limiter, LimitRequest, Policy, RateDecision } from '../src/ratelimit/index.js';
 import { createRedisLimiter } from '../src/ratelimit/redis/index.js';
 import { createSharedLimiter } from '../src/ratelimit/front/index.js';
-import { privateRedisClient, seededRandom } from './support/index.js';
+import {
+  assertNeverOverLimit as assertUnitsWithinLimits,
+  burstyGaps,
+  decisionShape,
+  privateRedisClient,
+  replay as replayTimeline,
+  timeline as timelineOf,
+  TIMELINE_START,
+} from './support/index.js';
 
 // Issue 21, cost per operation: a request spends `cost` units of every window, whole or not at all.
 
@@ -26,44 +34,25 @@ interface Step {
 }
 
 /** Increasing times with costs from 1 to 6 (some above what is left), from two keys of one account. */
-function timeline(seed: number, count: number): Step[] {
-  const next = seededRandom(seed);
-  const steps: Step[] = [];
-  let at = 1_800_000_000_000 + Math.floor(next() * 100_000);
-  for (let i = 0; i < count; i++) {
-    const r = next();
-    at += r < 0.5 ? Math.floor(next() * 50) : r < 0.9 ? Math.floor(next() * 2_000) : Math.floor(next() * 30_000);
-    steps.push({ at, cost: 1 + Math.floor(next() * 6), keyId: next() < 0.7 ? 'k1' : 'k2' });
-  }
-  return steps;
-}
+const timeline = (seed: number, count: number): Step[] =>
+  timelineOf(seed, count, {
+    startAt: TIMELINE_START,
+    startSpreadMs: 100_000,
+    gaps: burstyGaps(30_000),
+    step: (at, next) => ({ at, cost: 1 + Math.floor(next() * 6), keyId: next() < 0.7 ? 'k1' : 'k2' }),
+  });
 
-async function replay(make: (now: () => number) => Limiter, steps: readonly Step[], subject: string): Promise<RateDecision[]> {
-  let now = 0;
-  const limiter = make(() => now);
-  const decisions: RateDecision[] = [];
-  for (const step of steps) {
-    now = step.at;
-    decisions.push(await limiter.check({ subject, keyId: step.keyId, policy: POLICY, cost: step.cost }));
-  }
-  return decisions;
-}
+const replay = async (make: (now: () => number) => Limiter, steps: readonly Step[], subject: string) =>
+  (await replayTimeline(make, steps, (step) => ({ subject, keyId: step.keyId, policy: POLICY, cost: step.cost }))).checks;
 
 /** In every sliding interval of each window, the units admitted stay within its limit. */
-function assertNeverOverLimit(steps: readonly Step[], decisions: readonly RateDecision[]): void {
-  const admitted = steps.filter((_, i) => decisions[i]?.allowed);
-  for (const window of POLICY.windows) {
-    let start = 0;
-    let units = 0;
-    for (let end = 0; end < admitted.length; end++) {
-      units += (admitted[end] as Step).cost;
-      while ((admitted[start] as Step).at <= (admitted[end] as Step).at - window.windowMs) units -= (admitted[start++] as Step).cost;
-      assert.ok(units <= window.limit, `${units} units within ${window.windowMs} ms ending at ${(admitted[end] as Step).at}`);
-    }
-  }
-}
+const assertNeverOverLimit = (steps: readonly Step[], decisions: readonly RateDecision[]) =>
+  assertUnitsWithinLimits(
+    steps.filter((_, i) => decisions[i]?.allowed),
+    POLICY,
+  );
 
-const shape = (d: RateDecision) => ({ kind: d.kind, retryAt: d.retryAt, windows: d.windows });
+const shape = decisionShape('kind', 'retryAt', 'windows');
 
 test('a request that does not fit whole is refused and charges nothing; one that never fits gets no Retry-After', async () => {
   const now = 1_800_000_000_000;

@@ -1,15 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { redisSkipReason, type RedisServer } from '@animal-store/testkit';
-import {
-  type LimitedStack,
-  type RecordingUpstream,
-  type RunningGateway,
-  startGateway,
-  startLimitedStack,
-  type TestKeyring,
-  waitUntilReady,
-} from './support/index.js';
+import { redisSkipReason, type RedisServer, waitForReady } from '@animal-store/testkit';
+import { type LimitedStack, type RecordingUpstream, type RunningGateway, startGateway, startLimitedStack, type TestKeyring } from './support/index.js';
 
 // Issue "hold the guarantees under bursts": the degraded paths never admit on top of what Redis
 // admitted in the same window, where the gateway can know it.
@@ -26,7 +18,7 @@ describe('the local policy admits only its share of what Redis had left', { skip
     redis = stack.redis as RedisServer;
     const env = { ...stack.env, RATE_LIMIT_ON_REDIS_FAILURE: 'local', RATE_LIMIT_LOCAL_SHARE: '0.5' };
     gateways.push(await startGateway(env), await startGateway(env));
-    for (const gateway of gateways) await waitUntilReady(gateway.url);
+    for (const gateway of gateways) await waitForReady(gateway.url);
   });
   after(async () => {
     for (const gateway of gateways) await gateway.close();

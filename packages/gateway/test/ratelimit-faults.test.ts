@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Redis } from 'ioredis';
-import { redisSkipReason, type RedisServer } from '@animal-store/testkit';
+import { redisSkipReason, type RedisServer, waitForReady } from '@animal-store/testkit';
 import {
   type LimitedStack,
   type RecordingUpstream,
@@ -9,7 +9,6 @@ import {
   startGateway,
   startLimitedStack,
   type TestKeyring,
-  waitUntilReady,
   writePlansFile,
 } from './support/index.js';
 
@@ -35,8 +34,8 @@ describe('rate limits when Redis fails', { skip: redisSkipReason() }, () => {
     await stack?.close();
   });
 
-  /** A gateway on this Redis; `budgetMs` is the command deadline (`default`: the setting left unset). */
-  async function gatewayWith(policy: string, budgetMs: string | 'default' = '50'): Promise<RunningGateway> {
+  /** A gateway on this Redis; `budgetMs` is the command deadline (`default`: the setting left unset; 100, its floor, by default here). */
+  async function gatewayWith(policy: string, budgetMs: string | 'default' = '100'): Promise<RunningGateway> {
     const gateway = await startGateway({
       ...stack.env,
       PLANS_FILE: PLANS,
@@ -45,7 +44,7 @@ describe('rate limits when Redis fails', { skip: redisSkipReason() }, () => {
       RATE_LIMIT_LOCAL_SHARE: '0.5',
     });
     open.push(gateway);
-    await waitUntilReady(gateway.url);
+    await waitForReady(gateway.url);
     return gateway;
   }
 

@@ -5,7 +5,7 @@ import { createCalendar } from '../src/ratelimit/calendar.js';
 import { createMemoryLimiter } from '../src/ratelimit/memory/index.js';
 import { monthWindow, type Limiter, type LimitRequest, type Policy, type RateDecision } from '../src/ratelimit/index.js';
 import { createRedisLimiter } from '../src/ratelimit/redis/index.js';
-import { privateRedisClient, seededRandom } from './support/index.js';
+import { decisionShape, privateRedisClient, replay as replayTimeline, timeline as timelineOf } from './support/index.js';
 
 // Issue 21: costs, monthly quotas, operation ceilings (layers) and shadow plans, decided alike in
 // process and in Redis, on random timelines that cross a month's end and a change of daylight time.
@@ -27,41 +27,34 @@ interface Step {
 }
 
 /** From 23 October 2026 (Berlin's summer time ends on the 25th) over the end of October. */
-function timeline(seed: number, count: number): Step[] {
-  const next = seededRandom(seed);
-  const steps: Step[] = [];
-  let at = Date.UTC(2026, 9, 23) + Math.floor(next() * 86_400_000);
-  for (let i = 0; i < count; i++) {
-    const r = next();
-    at +=
-      r < 0.5 ? Math.floor(next() * 50) : r < 0.9 ? Math.floor(next() * 3_000) : r < 0.97 ? Math.floor(next() * 60_000) : Math.floor(next() * 30 * 3_600_000);
-    const operation = next() < 0.6 ? 'createPet' : next() < 0.5 ? 'listPets' : undefined;
-    const account = next() < 0.75 ? 'acct' : 'trial';
-    steps.push({
-      at,
-      request: {
-        subject: account,
-        keyId: `${account}-${next() < 0.7 ? 1 : 2}`,
-        policy: PLAN,
-        cost: 1 + Math.floor(next() * 5),
-        ...(account === 'trial' ? { shadow: true } : {}),
-        ...(operation === undefined ? {} : { layers: [{ subject: `op:${operation}`, policy: CEILINGS[operation] as Policy }] }),
-      },
-    });
-  }
-  return steps;
-}
+const timeline = (seed: number, count: number): Step[] =>
+  timelineOf(seed, count, {
+    startAt: Date.UTC(2026, 9, 23),
+    startSpreadMs: 86_400_000,
+    gaps: [
+      { below: 0.5, withinMs: 50 },
+      { below: 0.9, withinMs: 3_000 },
+      { below: 0.97, withinMs: 60_000 },
+      { below: 1, withinMs: 30 * 3_600_000 },
+    ],
+    step: (at, next) => {
+      const operation = next() < 0.6 ? 'createPet' : next() < 0.5 ? 'listPets' : undefined;
+      const account = next() < 0.75 ? 'acct' : 'trial';
+      return {
+        at,
+        request: {
+          subject: account,
+          keyId: `${account}-${next() < 0.7 ? 1 : 2}`,
+          policy: PLAN,
+          cost: 1 + Math.floor(next() * 5),
+          ...(account === 'trial' ? { shadow: true } : {}),
+          ...(operation === undefined ? {} : { layers: [{ subject: `op:${operation}`, policy: CEILINGS[operation] as Policy }] }),
+        },
+      };
+    },
+  });
 
-async function replay(make: (now: () => number) => Limiter, steps: readonly Step[]): Promise<RateDecision[]> {
-  let now = 0;
-  const limiter = make(() => now);
-  const decisions: RateDecision[] = [];
-  for (const step of steps) {
-    now = step.at;
-    decisions.push(await limiter.check(step.request));
-  }
-  return decisions;
-}
+const replay = async (make: (now: () => number) => Limiter, steps: readonly Step[]) => (await replayTimeline(make, steps, (step) => step.request)).checks;
 
 /**
  * The month windows against a model that knows only the rule: an admitted request spends its cost
@@ -87,7 +80,7 @@ function assertMonthsCharged(steps: readonly Step[], decisions: readonly RateDec
   });
 }
 
-const shape = (d: RateDecision) => ({ kind: d.kind, shadow: d.shadow, retryAt: d.retryAt, windows: d.windows, binding: d.binding });
+const shape = decisionShape('kind', 'shadow', 'retryAt', 'windows', 'binding');
 
 test('property: in process, layers, months, costs and shadow keep every month to its rule', async () => {
   for (let seed = 1; seed <= 20; seed++) {

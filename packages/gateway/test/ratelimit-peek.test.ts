@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { connectedRedisClient, seededRandom } from './support/index.js';
+import { connectedRedisClient, decisionShape, instants, replay as replayTimeline } from './support/index.js';
 import { after, before, describe, test } from 'node:test';
 import { Redis } from 'ioredis';
 import { redisSkipReason, startRedis, type RedisServer } from '@animal-store/testkit';
@@ -22,37 +22,14 @@ const POLICY: Policy = {
   ban: { strikes: 4, strikeWindowMs: 5_000, banMs: 20_000 },
 };
 
-function timeline(seed: number, count: number): number[] {
-  const next = seededRandom(seed);
-  const times: number[] = [];
-  let t = 1_800_000_000_000 + Math.floor(next() * 100_000);
-  for (let i = 0; i < count; i++) {
-    const r = next();
-    t += r < 0.5 ? Math.floor(next() * 50) : r < 0.9 ? Math.floor(next() * 2_000) : Math.floor(next() * 40_000);
-    times.push(t);
-  }
-  return times;
-}
+const shape = decisionShape('allowed', 'banned', 'retryAt', 'windows');
 
-const shape = (d: RateDecision) => ({ allowed: d.allowed, banned: d.banned, retryAt: d.retryAt, windows: d.windows });
+/** Bursts, pauses and steady stretches, with pauses up to 40 s. */
+const timeline = (seed: number, count: number) => instants(seed, count, 40_000);
 
 /** At each instant: a peek (when `withPeeks`), then the request. Returns both, in order. */
-async function replay(
-  make: (now: () => number) => Limiter,
-  times: readonly number[],
-  withPeeks: boolean,
-): Promise<{ peeks: RateDecision[]; checks: RateDecision[] }> {
-  let now = 0;
-  const limiter = make(() => now);
-  const peeks: RateDecision[] = [];
-  const checks: RateDecision[] = [];
-  for (const t of times) {
-    now = t;
-    if (withPeeks) peeks.push(await limiter.check({ subject: 'acct', keyId: 'key', policy: POLICY, peek: true }));
-    checks.push(await limiter.check({ subject: 'acct', keyId: 'key', policy: POLICY }));
-  }
-  return { peeks, checks };
-}
+const replay = (make: (now: () => number) => Limiter, times: readonly number[], withPeeks: boolean) =>
+  replayTimeline(make, times, () => ({ subject: 'acct', keyId: 'key', policy: POLICY }), { peeks: withPeeks });
 
 /** The peek says what the request at the same instant gets: admitted, refused or banned, and what is left before it. */
 function assertPeeksForetell(peeks: readonly RateDecision[], checks: readonly RateDecision[], label: string): void {

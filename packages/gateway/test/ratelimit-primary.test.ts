@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import type { Worker } from 'node:cluster';
 import { after, describe, test } from 'node:test';
 import { createMemoryLimiter, minuteAndDay, type LimitRequest, type Policy } from '../src/ratelimit/index.js';
-import { CHECK_TYPE, hostLimits, type LimitsHost } from '../src/ratelimit/primary/index.js';
+import { MESSAGE } from '../src/ipc/index.js';
+import { hostLimits, type LimitsHost } from '../src/ratelimit/primary/index.js';
 import { forkLimitsWorkers, LIMITS, stopLimitsWorkers, type LimitsWorker } from './support/limits-workers.js';
 import { outcomeOf, type Outcome } from './support/primary-limits-worker.js';
 
@@ -26,7 +27,7 @@ const tally = (outcomes: readonly Outcome[][]) => {
 function watchBatches(worker: Worker) {
   const seen = { batches: 0, checks: 0, definitions: 0 };
   worker.on('message', (message: { type?: string; checks?: unknown[]; policies?: unknown[] }) => {
-    if (message.type !== CHECK_TYPE) return;
+    if (message.type !== MESSAGE.limitsCheck) return;
     seen.batches += 1;
     seen.checks += message.checks?.length ?? 0;
     seen.definitions += (message.policies?.length ?? 0) / 2;
@@ -137,7 +138,8 @@ describe('limits in the primary: its counters, its policies, its channel', () =>
     started.push(worker);
     const peek = async () => (await worker.run<Outcome[]>({ kind: 'concurrent', requests: [check('reloaded', FREE, { peek: true })] }))[0]?.remaining;
     await worker.run({ kind: 'concurrent', requests: many(30, check('reloaded', FREE)) });
-    host.reload({ ...LIMITS, denyCacheMs: 500, shadowPlans: new Set(['pro']) });
+    const unused = { ...LIMITS, denyCacheMs: 500, shadowPlans: new Set(['pro']) };
+    host.reload(unused);
     assert.deepEqual(await peek(), [30, 970], 'settings the primary does not use: kept');
     host.reload({ ...LIMITS, maxAddresses: 5000 });
     assert.deepEqual(await peek(), [60, 1000], 'another RATE_LIMIT_MAX_ADDRESSES: started over');

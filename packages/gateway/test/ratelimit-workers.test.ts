@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
-import { redisSkipReason } from '@animal-store/testkit';
+import { burst, redisSkipReason, waitForReady } from '@animal-store/testkit';
 import { accessLinesOf, byWorker, type AccessLine } from './support/access-lines.js';
-import { burst, startGatewayProcess, startLimitedStack, waitUntilReady, writePlansFile, type GatewayProcess, type LimitedStack } from './support/index.js';
+import { startGatewayProcess, startLimitedStack, writePlansFile, type GatewayProcess, type LimitedStack } from './support/index.js';
 
 // Issue 30, point 2: one gateway process with two workers (WORKERS=2), its limits exact across
 // them as if it were one process. Without Redis the primary keeps the counters and every worker
@@ -24,7 +24,7 @@ interface Gateway {
 /** The gateway process with two workers, ready (`/readyz`), its access log read as it comes. */
 async function startWorkers(env: Record<string, string>): Promise<Gateway> {
   const gateway = await startGatewayProcess({ LOG_LEVEL: 'info', ...env, WORKERS: '2' });
-  await waitUntilReady(gateway.url, 30_000);
+  await waitForReady(gateway.url, 30_000);
   return { url: gateway.url, process: gateway, accessLines: accessLinesOf(gateway), stop: () => gateway.stop('SIGTERM', 10_000) };
 }
 

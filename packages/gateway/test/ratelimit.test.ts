@@ -2,9 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { writeFileSync } from 'node:fs';
 import { parseList } from 'structured-headers';
-import { redisSkipReason, startRedis, type RedisServer } from '@animal-store/testkit';
+import { burst, redisSkipReason, startRedis, type RedisServer } from '@animal-store/testkit';
 import {
-  burst,
   createTestKeyring,
   PROXY_TEST_PATHS,
   type RecordingUpstream,

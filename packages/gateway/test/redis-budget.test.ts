@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import { connectedRedisClient, createTestKeyring, type RunningGateway, startGateway, startLimitedStack, waitUntilReady } from './support/index.js';
+import { connectedRedisClient, createTestKeyring, type RunningGateway, startGateway, startLimitedStack } from './support/index.js';
 import { after, before, describe, test } from 'node:test';
 import { Redis } from 'ioredis';
-import { redisSkipReason, startRedis, type RedisServer } from '@animal-store/testkit';
+import { burst, redisSkipReason, startRedis, type RedisServer, waitForReady } from '@animal-store/testkit';
 import type { RedisClient } from '../src/redis/index.js';
 
 /** Keeps this process's event loop busy for `ms`, as a burst of requests to parse would. */
@@ -50,7 +50,7 @@ describe('the Redis command budget counts Redis not answering, not the gateway b
 async function startClosedPolicyGateway() {
   const stack = await startLimitedStack();
   const gateway = await startGateway({ ...stack.env, RATE_LIMIT_ON_REDIS_FAILURE: 'closed' });
-  await waitUntilReady(gateway.url);
+  await waitForReady(gateway.url);
   return {
     redis: stack.redis as RedisServer,
     gateway,
@@ -88,13 +88,7 @@ describe('a busy gateway is not a failing Redis: with the closed policy, no 503 
     };
     setImmediate(stall);
     try {
-      const statuses = await Promise.all(
-        Array.from({ length: 80 }, () =>
-          fetch(`${gateway.url}/v1/echo`, { headers: { authorization: `Bearer ${token}` } }).then(async (res) => (await res.arrayBuffer(), res.status)),
-        ),
-      );
-      const counts: Record<number, number> = {};
-      for (const status of statuses) counts[status] = (counts[status] ?? 0) + 1;
+      const counts = await burst([gateway.url], 80, token);
       assert.deepEqual(counts, { 200: 60, 429: 20 });
     } finally {
       stalling = false;
@@ -123,10 +117,16 @@ describe('a rate-limit call that Redis runs after its budget charges nothing', {
     const call = () => fetch(`${gateway.url}/v1/echo`, { headers: { authorization: `Bearer ${token}` } });
     // One answer first: the limiter learns Redis's clock from it.
     assert.equal((await call()).headers.get('x-ratelimit-remaining'), '59');
-    await admin.call('CLIENT', 'PAUSE', '600', 'WRITE');
+    // Long beside the command budget, so that on a loaded host the 20 requests still all reach the
+    // gateway while Redis holds its calls (with 600 ms, some came after the pause and were admitted).
+    const pauseMs = 3_000;
+    const pausedAt = performance.now();
+    await admin.call('CLIENT', 'PAUSE', String(pauseMs), 'WRITE');
     const statuses = await Promise.all(Array.from({ length: 20 }, () => call().then(async (res) => (await res.arrayBuffer(), res.status))));
+    assert.ok(performance.now() - pausedAt < pauseMs, 'every request was answered while Redis was paused');
     assert.deepEqual(new Set(statuses), new Set([503]));
-    await new Promise((resolve) => setTimeout(resolve, 900)); // the pause is over, Redis ran what it held
+    // The pause is over, and Redis ran what it held.
+    await new Promise((resolve) => setTimeout(resolve, pauseMs + 300 - (performance.now() - pausedAt)));
     const after = await call();
     assert.equal(after.status, 200);
     assert.equal(after.headers.get('x-ratelimit-remaining'), '58', 'only the two answered requests were charged');

@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { Redis } from 'ioredis';
-import { redisSkipReason, type RedisServer } from '@animal-store/testkit';
+import { redisSkipReason, type RedisServer, waitForReady } from '@animal-store/testkit';
 import { RATE_LIMIT_SCRIPT } from '../src/ratelimit/redis/index.js';
-import { type LimitedStack, type RunningGateway, startGateway, startLimitedStack, waitUntilReady } from './support/index.js';
+import { type LimitedStack, type RunningGateway, startGateway, startLimitedStack } from './support/index.js';
 
 // Issue 19, warm before ready: /readyz says ready only once the rate-limit script is loaded on
 // the connection (and run once), so the first burst pays no NOSCRIPT round trip and meets warm
@@ -37,7 +37,7 @@ describe('a gateway says ready only with its Redis connection warm', { skip: red
   };
 
   test('ready before any request: the script is loaded and has run once (Redis clock learnt)', async () => {
-    await waitUntilReady(gateway.url);
+    await waitForReady(gateway.url);
     assert.equal(await scriptLoaded(), true, 'the rate-limit script is loaded before the first request');
     assert.ok((await scriptRuns()) >= 1, 'the limiter ran it once while warming');
   });
@@ -46,7 +46,7 @@ describe('a gateway says ready only with its Redis connection warm', { skip: red
     await redis.stop('SIGKILL');
     await redis.restart();
     await admin.ping().catch(() => {});
-    await waitUntilReady(gateway.url);
+    await waitForReady(gateway.url);
     assert.equal(await scriptLoaded(), true, 'loaded again after the restart, before any request');
   });
 });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { freePort, type RedisServer, redisSkipReason, startRedis, temporaryDir } from '@animal-store/testkit';
+import { freePort, type RedisServer, redisSkipReason, startRedis, temporaryDir, waitForReady } from '@animal-store/testkit';
 import {
   keysCli as keys,
   PROXY_TEST_PATHS,
@@ -9,7 +9,6 @@ import {
   type RunningGateway,
   startGateway,
   startRecordingUpstream,
-  waitUntilReady,
   writeDocument,
 } from './support/index.js';
 
@@ -87,7 +86,7 @@ for (const limits of ['off', 'on'] as const)
         await late?.close();
       }
       // The other instances reconnect with back-off; the next tests need them connected again.
-      for (const gateway of gateways) await waitUntilReady(gateway.url);
+      for (const gateway of gateways) await waitForReady(gateway.url);
     });
 
     test('the CLI refuses bad arguments with a clear message and a non-zero exit', async () => {
@@ -97,7 +96,8 @@ for (const limits of ['off', 'on'] as const)
         ['issue', '--plan', 'gold', '--sub', 'x'],
         ['issue', '--plan', 'pro'],
         ['issue', '--plan', 'pro', '--sub', 'x', '--ttl', 'soon'],
-        ['issue', '--plan', 'pro', '--sub', 'x', '--minute', '5'],
+        ['issue', '--plan', 'pro', '--sub', 'x', '--minute', '0'],
+        ['issue', '--plan', 'pro', '--sub', 'x', '--ttl', '300000y'],
         ['issue', '--plan', 'pro', '--sub', 'x', '--bogus'],
         ['revoke'],
         ['revoke', 'never-issued'],
@@ -182,7 +182,7 @@ describe('revocations from the keyring file and Redis together', { skip: redisSk
     for (const gateway of gateways) assert.equal(await call(gateway, key), 401);
     await redis.stop();
     await redis.restart();
-    for (const gateway of gateways) await waitUntilReady(gateway.url);
+    for (const gateway of gateways) await waitForReady(gateway.url);
     for (const gateway of gateways) assert.equal(await call(gateway, key), 401);
   });
 

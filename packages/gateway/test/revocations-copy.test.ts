@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Redis } from 'ioredis';
-import { redisSkipReason, startRedis, type RedisServer } from '@animal-store/testkit';
+import { redisSkipReason, startRedis, type RedisServer, waitForReady } from '@animal-store/testkit';
 import { createRedisRevocations } from '../src/auth/index.js';
 import { createRedisClient, redisKeyNames } from '../src/redis/index.js';
-import { createTestKeyring, PROXY_TEST_PATHS, startGateway, startRecordingUpstream, waitUntilReady, writeDocument } from './support/index.js';
+import { createTestKeyring, PROXY_TEST_PATHS, startGateway, startRecordingUpstream, writeDocument } from './support/index.js';
 
 const SIZE = 200_000;
 
@@ -65,7 +65,7 @@ describe('readiness waits for the deny-list copy', { skip: redisSkipReason() }, 
       assert.equal(down.status, 503);
       assert.match(((await down.json()) as { message: string }).message, /revocations copy/);
       await redis.restart();
-      await waitUntilReady(gateway.url);
+      await waitForReady(gateway.url);
       await redis.stop();
       const { token } = await keyring.issue();
       assert.equal((await fetch(`${gateway.url}/v1/echo`, { headers: { authorization: `Bearer ${token}` } })).status, 200);

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { type RedisServer, redisSkipReason, startRedis, temporaryDir } from '@animal-store/testkit';
+import { type RedisServer, redisSkipReason, startRedis, temporaryDir, waitForReady } from '@animal-store/testkit';
 import { loadConfig } from '../src/config/index.js';
 import {
   keysCli as keys,
@@ -10,7 +10,6 @@ import {
   type RunningGateway,
   startGateway,
   startRecordingUpstream,
-  waitUntilReady,
   writeDocument,
 } from './support/index.js';
 
@@ -45,7 +44,7 @@ describe('REVOCATIONS_FILE defaults to the keyring deny-list beside JWKS_FILE', 
       ...extra,
     });
     gateways.push(started);
-    await waitUntilReady(started.url);
+    await waitForReady(started.url);
     return started;
   }
   const statusOf = (url: string, token: string) =>

@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { startService } from '@animal-store/testkit';
 import { startGateway, startRecordingUpstream, writeDocument, type RecordingUpstream } from './support/index.js';
@@ -219,7 +218,7 @@ describe("the gateway's own links under PUBLIC_BASE_PATH", () => {
 test('the start line names the public and the upstream base paths in effect', async () => {
   const upstream = await startRecordingUpstream();
   const gateway = await startService({
-    entry: fileURLToPath(new URL('../src/main.ts', import.meta.url)),
+    service: 'gateway',
     env: { PORT: '0', AUTH: 'off', UPSTREAM_URL: `${upstream.url}/svc`, OPENAPI_FILE: writeDocument(PATHS), PUBLIC_BASE_PATH: '/api/pets' },
   });
   try {

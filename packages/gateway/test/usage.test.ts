@@ -1,9 +1,7 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { after, before, describe, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
-import { redisSkipReason, startRedis, type RedisServer } from '@animal-store/testkit';
+import { redisSkipReason, runServiceToExit, startRedis, type RedisServer } from '@animal-store/testkit';
 import {
   createTestKeyring,
   PROXY_TEST_PATHS,
@@ -15,8 +13,6 @@ import {
   writePlansFile,
 } from './support/index.js';
 import { USAGE_POLICY } from '../src/ratelimit/rate-limiting.js';
-
-const MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url));
 
 interface Usage {
   plan: string;
@@ -134,11 +130,7 @@ for (const store of ['memory', 'redis'] as const) {
 
 test("the gateway refuses to start when the backend's document already has /usage", () => {
   const doc = writeDocument({ ...PROXY_TEST_PATHS, '/usage': { get: { operationId: 'theirUsage' } } });
-  const run = spawnSync(process.execPath, ['--import', 'tsx', MAIN], {
-    env: { PATH: process.env.PATH, AUTH: 'off', OPENAPI_FILE: doc, PORT: '0' },
-    encoding: 'utf8',
-    timeout: 20_000,
-  });
+  const run = runServiceToExit('gateway', { AUTH: 'off', OPENAPI_FILE: doc, PORT: '0' });
   assert.equal(run.status, 2, run.stderr);
   assert.match(run.stderr, /already has the path \/usage, which the gateway answers itself/);
 });

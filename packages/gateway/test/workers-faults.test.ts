@@ -1,6 +1,15 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { processRuns, PROXY_TEST_PATHS, requestOnFreshConnection, startGatewayProcess, startRecordingUpstream, writeDocument } from './support/index.js';
+import { Agent, request } from 'node:http';
+import {
+  processRuns,
+  PROXY_TEST_PATHS,
+  requestOnFreshConnection,
+  startGatewayProcess,
+  startLimitedStack,
+  startRecordingUpstream,
+  writeDocument,
+} from './support/index.js';
 
 // Issue 30, point 4: a worker that dies is replaced while the others serve; SIGTERM drains every
 // worker; a crash loop stops the gateway.
@@ -107,6 +116,8 @@ test('SIGTERM with requests that never end: cut at SHUTDOWN_TIMEOUT_MS, and the 
     UPSTREAM_URL: upstream.url,
     OPENAPI_FILE: writeDocument(PROXY_TEST_PATHS),
     SHUTDOWN_TIMEOUT_MS: '500',
+    // No shorter than SHUTDOWN_TIMEOUT_MS, or the gateway does not start.
+    KEEP_ALIVE_TIMEOUT_MS: '500',
   });
   try {
     const inFlight = [
@@ -144,3 +155,73 @@ test('a crash loop (more than 5 deaths within a minute) stops the gateway with e
     await gateway.stop('SIGKILL');
   }
 });
+
+// Issue 39, 2.1: limits kept by the primary (no Redis, two workers) and a primary that stops
+// answering (SIGSTOP): a worker's check has a deadline, and the failure policy answers past it.
+for (const policy of ['local', 'closed'] as const) {
+  test(`a stopped primary freezes no request: each is answered within RATE_LIMIT_PRIMARY_TIMEOUT_MS, by RATE_LIMIT_ON_PRIMARY_FAILURE=${policy}`, async () => {
+    const stack = await startLimitedStack({ redis: false });
+    const gateway = await startGatewayProcess({ ...stack.env, RATE_LIMIT_ON_PRIMARY_FAILURE: policy, RATE_LIMIT_PRIMARY_TIMEOUT_MS: '500' });
+    const { token } = await stack.keyring.issue({ plan: 'business', sub: `stopped-primary-${policy}` });
+    // Open keep-alive connections, as a client's pool keeps them: the primary is not asked to hand any over.
+    const agent = new Agent({ keepAlive: true, maxSockets: 2 });
+    const ask = () =>
+      new Promise<{ status: number; ms: number }>((resolve, reject) => {
+        const started = performance.now();
+        const req = request(`${gateway.url}/v1/echo`, { agent, headers: { authorization: `Bearer ${token}` }, timeout: 10_000 }, (res) => {
+          res.resume();
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, ms: performance.now() - started }));
+        });
+        req.on('timeout', () => req.destroy(new Error('no answer within 10 s')));
+        req.on('error', reject);
+        req.end();
+      });
+    let stopped = false;
+    try {
+      for (let i = 0; i < 4; i++) assert.equal((await ask()).status, 200, 'the primary decides while it runs');
+      process.kill(gateway.pid, 'SIGSTOP');
+      stopped = true;
+      const during: { status: number; ms: number }[] = [];
+      const until = performance.now() + 6_000;
+      while (performance.now() < until) during.push(await ask());
+      process.kill(gateway.pid, 'SIGCONT');
+      stopped = false;
+      const byStatus: Record<number, number> = {};
+      for (const answer of during) byStatus[answer.status] = (byStatus[answer.status] ?? 0) + 1;
+      const slowest = Math.round(Math.max(...during.map((answer) => answer.ms)));
+      console.log(`# while stopped: ${during.length} requests, ${JSON.stringify(byStatus)}, the slowest ${slowest} ms`);
+      assert.ok(during.length >= 4, `requests went on while the primary was stopped: ${during.length} in 6 s`);
+      // The deadline, and a margin for a busy machine: never the 6 s the primary is away.
+      assert.ok(
+        during.every((answer) => answer.ms < 3_000),
+        `the slowest waited ${Math.round(Math.max(...during.map((answer) => answer.ms)))} ms`,
+      );
+      const statuses = during.map((answer) => answer.status);
+      if (policy === 'local') {
+        // The worker limits by itself at its part of the plan: business's 1,000 a minute, times
+        // RATE_LIMIT_LOCAL_SHARE (0.5), over two workers. A fast machine uses it up within the 6 s.
+        assert.equal(statuses[0], 200, 'the local limit admits');
+        assert.deepEqual(
+          [...new Set(statuses)].filter((status) => status !== 200 && status !== 429),
+          [],
+          'only the local limit answers',
+        );
+        const admitted = statuses.filter((status) => status === 200).length;
+        assert.ok(admitted <= (1_000 * 0.5) / 2, `${admitted} admitted, over the worker's part of 250`);
+        if (statuses.includes(429)) assert.ok(admitted >= (1_000 * 0.5) / 2 - 4, `refused after only ${admitted}`);
+      } else {
+        assert.deepEqual([...new Set(statuses)], [503]);
+      }
+      // Once it runs again, it decides again.
+      const deadline = Date.now() + 10_000;
+      let back = await ask();
+      while (back.status !== 200 && Date.now() < deadline) back = await ask();
+      assert.equal(back.status, 200);
+    } finally {
+      if (stopped) process.kill(gateway.pid, 'SIGCONT');
+      agent.destroy();
+      await gateway.stop();
+      await stack.close();
+    }
+  });
+}

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { redisSkipReason, startRedis, temporaryDir, type RedisServer } from '@animal-store/testkit';
+import { redisSkipReason, startRedis, temporaryDir, type RedisServer, waitForReady } from '@animal-store/testkit';
 import { keysCli as keys, PROXY_TEST_PATHS, requestOnFreshConnection, startGatewayProcess, startRecordingUpstream, writeDocument } from './support/index.js';
 
 // Issue 30, point 3: a revocation reaches every worker by the next request, as it reaches every
@@ -22,11 +22,7 @@ for (const where of ['REVOCATIONS_FILE', 'Redis'] as const) {
         ...(redis === undefined ? { REVOCATIONS_FILE: join(cli.KEYS_DIR, 'public', 'revoked.json') } : { REDIS_URL: redis.url, REVOCATIONS_FILE: 'none' }),
       });
       try {
-        const deadline = Date.now() + 15_000;
-        while ((await requestOnFreshConnection(`${gateway.url}/readyz`)).status !== 200) {
-          assert.ok(Date.now() < deadline, 'ready in time');
-          await new Promise((resolve) => setTimeout(resolve, 50));
-        }
+        await waitForReady(gateway.url, 15_000);
         const issued = await keys(cli, 'issue', '--plan', 'pro', '--sub', 'acme');
         assert.equal(issued.status, 0, issued.stderr);
         const call = () => requestOnFreshConnection(`${gateway.url}/v1/echo`, { headers: { authorization: `Bearer ${issued.stdout}` } });

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { TEST_ENV } from './config.js';
+import { REPOSITORY_ROOT, serviceCommand, type ServiceKind } from './service-command.js';
 
 export interface ServiceProcess {
   /** The base URL the service logged when it started listening, or the `healthzAt` it was started with. */
@@ -16,7 +17,12 @@ export interface ServiceProcess {
 }
 
 export interface StartServiceOptions {
-  /** The TypeScript entry point, run with `node --import tsx`. */
+  /**
+   * A service of this repository run as it ships (`serviceCommand`): its package's `npm start`
+   * on the built code, in its folder. What the tests start unless they test the sources' path.
+   */
+  readonly service?: ServiceKind;
+  /** Or a TypeScript entry point, run with `node --import tsx`. */
   readonly entry?: string;
   /** Or a whole command line (`npm run …`, `nginx …`). */
   readonly command?: readonly string[];
@@ -45,11 +51,12 @@ export interface StartServiceOptions {
  * one when readiness is read from the log).
  */
 export async function startService(options: StartServiceOptions): Promise<ServiceProcess> {
-  const [file, ...args] = options.command ?? [process.execPath, '--import', 'tsx', options.entry ?? ''];
+  const shipped = options.service === undefined ? undefined : serviceCommand(REPOSITORY_ROOT, options.service);
+  const [file, ...args] = options.command ?? shipped?.command ?? [process.execPath, '--import', 'tsx', options.entry ?? ''];
   const group = options.group ?? options.command !== undefined;
   const byLog = options.healthzAt === undefined;
   const child = spawn(file as string, args, {
-    cwd: options.cwd,
+    cwd: options.cwd ?? shipped?.cwd,
     // One gateway worker unless the test asks for more (WORKERS=auto would start one per core:
     // slower, and not what the tests written before workers meant). The core reads no WORKERS.
     env: { PATH: TEST_ENV.path, WORKERS: '1', ...options.env },

@@ -259,7 +259,7 @@ export interface components {
          */
         Usage: {
             /**
-             * @description The plan of the account: the key's (`free`, `pro`, `business`, `enterprise`), or the one the operator gave the account.
+             * @description The plan of the account: the key's (a plan of the operator's plans file; the shipped ones are `free`, `pro`, `business`, `enterprise`), or the one the operator gave the account.
              * @example pro
              */
             plan: string;

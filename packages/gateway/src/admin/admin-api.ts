@@ -17,6 +17,8 @@ export interface AdminApiDeps extends RoutesDeps {
   readonly charge: (ip: string) => Promise<RateDecision>;
   /** `TRUST_PROXY` in force: the proxies whose `X-Forwarded-For` names the client. */
   readonly trustProxy: () => BlockList | undefined;
+  /** Told of every request refused for its token: none sent (`missing`) or not one of the file's (`invalid`). */
+  readonly refused?: (ip: string, reason: 'missing' | 'invalid', status: number) => void;
 }
 
 /** Answers a request of the admin listener under `/admin`; false (nothing answered) for any other path. */
@@ -57,6 +59,7 @@ export function createAdminApi(deps: AdminApiDeps): AdminHandler {
   /** `401`, or `429` when the address is over its anonymous limit: the failure is charged either way. */
   async function refuse(ip: string, sent: boolean): Promise<AdminAnswer> {
     const decided = await deps.charge(ip);
+    deps.refused?.(ip, sent ? 'invalid' : 'missing', decided.allowed ? 401 : 429);
     if (!decided.allowed) return adminError('anonymous_rate_limited', undefined, rateLimitHeaders(decided));
     return adminError('unauthorized', sent ? 'The admin token is not one of ADMIN_TOKEN_FILE.' : undefined, { 'www-authenticate': 'Bearer realm="admin"' });
   }

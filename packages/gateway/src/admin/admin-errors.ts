@@ -14,6 +14,10 @@ export const ADMIN_ERRORS = {
   method_not_allowed: { status: 405, message: 'This method is not allowed on this path.' },
   limits_off: { status: 409, message: 'Rate limits are off (RATE_LIMITS=off): this gateway keeps no accounts to read or change.' },
   revocations_off: { status: 409, message: 'This gateway has no deny-list file to write a revocation to.' },
+  misdirected_request: {
+    status: 421,
+    message: 'This admin listener does not answer to that host name: only to an address, localhost, METRICS_HOST and the names of ADMIN_HOSTS.',
+  },
   payload_too_large: { status: 413, message: 'The request body is larger than the limit.' },
   unsupported_media_type: { status: 415, message: 'The request body must be JSON (content-type: application/json).' },
   anonymous_rate_limited: { status: 429, message: 'Too many requests without a valid admin token from this address: retry after the time in Retry-After.' },

@@ -77,6 +77,20 @@ export function pageQuery(query: URLSearchParams): { readonly limit: number; rea
 }
 
 /** Refuses the request when its query names a parameter other than `allowed`, or one twice. */
+/**
+ * The id of the path's segment `index` (an account, a key), with no other parameter. An empty
+ * segment takes it from the query parameter `name` instead (`accounts/?account=..`): `.` and `..`
+ * cannot travel as a path segment, since a URL resolves them (escaped as `%2E` too).
+ */
+export function pathId(request: AdminRequest, index: number, name: string): string {
+  const segment = request.segments[index] as string;
+  onlyParameters(request.query, segment === '' ? [name] : []);
+  if (segment !== '') return segment;
+  const value = request.query.get(name);
+  if (value === null) throw new InvalidParameter(`the ${name} is missing: give it in the path, or (for "." and "..") as ?${name}=`);
+  return value;
+}
+
 export function onlyParameters(query: URLSearchParams, allowed: readonly string[]): void {
   const names = [...query.keys()];
   const unknown = names.find((name) => !allowed.includes(name));

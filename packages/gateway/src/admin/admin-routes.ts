@@ -2,8 +2,8 @@ import type { Logger } from 'pino';
 import { readBody, BodyTooLargeError } from '../http/read-body.js';
 import { checkPlansText, type PlansContext } from '../plans/index.js';
 import { adminError, type AdminAnswer } from './admin-answer.js';
-import { accountName, keyId, onlyParameters, pageQuery, type AdminRequest } from './admin-request.js';
-import type { AccountBook } from './book/index.js';
+import { accountName, keyId, onlyParameters, pageQuery, pathId, type AdminRequest } from './admin-request.js';
+import { withRevocation, type AccountBook } from './book/index.js';
 import { billingCsv } from './book/billing.js';
 
 /** What the admin API reads and changes where the limits are kept: the account book, or the lone worker that has it. */
@@ -57,14 +57,21 @@ export function adminRoutes(deps: RoutesDeps): readonly { readonly path: readonl
   return [
     {
       path: ['accounts'],
-      methods: { GET: withSource(async (source, request) => ({ kind: 'json', body: await source.page(pageQuery(request.query)) })) },
+      methods: {
+        GET: withSource(async (source, request) => {
+          const page = await source.page(pageQuery(request.query));
+          // Its next request is refused when the key it used last is revoked: the list says so, as the account's page does.
+          const revoked = await deps.revocations([...new Set(page.accounts.map((account) => account.lastKey))]);
+          const at = deps.now();
+          return { kind: 'json', body: { ...page, accounts: page.accounts.map((account) => withRevocation(account, revoked, at)) } };
+        }),
+      },
     },
     {
       path: ['accounts', ':account'],
       methods: {
         GET: withSource(async (source, request) => {
-          onlyParameters(request.query, []);
-          const found = await source.account(accountName(request.segments[1] as string));
+          const found = await source.account(accountName(pathId(request, 1, 'account')));
           if (found === undefined) return adminError('account_not_found');
           const revoked = await deps.revocations(found.keys.map((key) => key.id));
           const at = deps.now();
@@ -72,7 +79,7 @@ export function adminRoutes(deps: RoutesDeps): readonly { readonly path: readonl
             const from = revoked.get(key.id);
             return { ...key, revoked: from !== undefined && from <= at, refusedFrom: from === undefined || from === 0 ? null : Math.ceil(from / 1000) };
           });
-          return { kind: 'json', body: { day: found.day, ...found.report, keys } };
+          return { kind: 'json', body: { day: found.day, ...withRevocation(found.report, revoked, at), keys } };
         }),
       },
     },
@@ -80,8 +87,7 @@ export function adminRoutes(deps: RoutesDeps): readonly { readonly path: readonl
       path: ['keys', ':key', 'revoke'],
       methods: {
         POST: withSource(async (source, request) => {
-          onlyParameters(request.query, []);
-          const id = keyId(request.segments[1] as string);
+          const id = keyId(pathId(request, 1, 'key'));
           const account = await source.accountOfKey(id);
           if (account === undefined) {
             audit(request, 'revoke', { keyId: id }, 'key_not_found');
@@ -102,8 +108,7 @@ export function adminRoutes(deps: RoutesDeps): readonly { readonly path: readonl
       path: ['bans', ':key'],
       methods: {
         DELETE: withSource(async (source, request) => {
-          onlyParameters(request.query, []);
-          const id = keyId(request.segments[1] as string);
+          const id = keyId(pathId(request, 1, 'key'));
           const lifted = await source.liftBan(id);
           audit(request, 'lift ban', { keyId: id, account: lifted?.account }, lifted === undefined ? 'key_not_found' : lifted.lifted ? 'lifted' : 'not banned');
           if (lifted === undefined) return adminError('key_not_found');

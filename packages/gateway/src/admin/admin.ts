@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { Counter, type Registry } from 'prom-client';
 import type { GatewayConfig } from '../config/index.js';
 import type { PlansVersion } from '../events/index.js';
 import type { PlansContext, PlansFile } from '../plans/index.js';
@@ -37,6 +38,8 @@ export interface AdminOptions {
   readonly workers: () => number;
   /** The audit log's. */
   readonly logger: Logger;
+  /** Where the admin API's own metrics go (`gateway_admin_auth_failures_total`): the primary's registry. */
+  readonly registry?: Registry;
   readonly now?: () => number;
 }
 
@@ -71,8 +74,21 @@ export function createAdmin(options: AdminOptions): AdminHandler {
     made = { config, revoker };
     return revoker;
   };
+  const failuresCount = new Counter({
+    name: 'gateway_admin_auth_failures_total',
+    help: 'Admin API requests refused for their token: none sent (missing) or not one of ADMIN_TOKEN_FILE (invalid).',
+    labelNames: ['reason'] as const,
+    registers: options.registry === undefined ? [] : [options.registry],
+  });
+  // Both series from the start: an alert on their rate needs no series to appear first.
+  for (const reason of ['missing', 'invalid'] as const) failuresCount.inc({ reason }, 0);
   return createAdminApi({
     tokens: options.tokens,
+    refused(ip, reason, status) {
+      failuresCount.inc({ reason });
+      // What was sent is never logged: a near miss of a real token is half a secret.
+      options.logger.warn({ ip, reason, status }, 'admin token refused');
+    },
     source: options.source,
     revoke: (keyId) => revoker().revoke(keyId),
     revocations: (keyIds) => revoker().revocations(keyIds),

@@ -10,7 +10,9 @@ export { ADMIN_ERRORS, AdminError, type AdminErrorCode } from './admin-errors.js
 export { prepareAdmin } from './admin-files.js';
 export type { AccountSource } from './admin-routes.js';
 export { readAdminTokens, type AdminTokens } from './admin-tokens.js';
+export { answersHost, createHostCheck } from './host-check.js';
 export { unavailableWhenFailing } from './unavailable-source.js';
+export { answerFromBook, bookOfWorker } from './worker-book.js';
 export { createAccountBook, type AccountBook, type LimitsReading } from './book/index.js';
 export {
   attachLedger,
@@ -19,6 +21,7 @@ export {
   InvalidCursorError,
   ledgerInPrimary,
   recordLedger,
+  type RecorderOptions,
   type Ledger,
   type MemoryLedger,
 } from './ledger/index.js';

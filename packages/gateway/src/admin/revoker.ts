@@ -1,5 +1,5 @@
 import { addToDenyList, createRedisRevoker, readDenyList } from '../auth/index.js';
-import { redisKeyNames, type RedisClient } from '../redis/index.js';
+import { redisFailure, redisKeyNames, type RedisClient } from '../redis/index.js';
 import { AdminError } from './admin-errors.js';
 import type { Revoked } from './admin-routes.js';
 
@@ -66,7 +66,7 @@ export function createRevoker(options: RevokerOptions) {
     } catch (error) {
       throw new AdminError(
         'revocation_failed',
-        `Revoked in ${file}, but not in Redis (${(error as Error).message}): instances that read only Redis still accept the key; revoke it again once Redis answers.`,
+        `Revoked in ${file}, but not in Redis (${redisFailure(error)}): instances that read only Redis still accept the key; revoke it again once Redis answers.`,
       );
     }
     return revoked;

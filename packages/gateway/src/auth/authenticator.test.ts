@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { createAuthenticator } from './authenticator.js';
-import { isHeaderSafe } from './claims.js';
+import { isHeaderSafe } from '../identity/index.js';
 import { InvalidKeyError, KeySourceUnavailableError } from './key-crypto.js';
 import type { KeyVerifier } from './key-verifier.js';
 import type { RevocationList } from './revocations.js';
@@ -87,15 +87,22 @@ test('an unreachable key server is "unavailable", not "rejected"', async () => {
   assert.equal((await authenticate(`Bearer ${TOKEN}`)).kind, 'unavailable');
 });
 
-test('enterprise limits are honoured only on enterprise keys', async () => {
+test('limits signed into a key are read on any plan (issue 39, 3.1); a plan name no header can carry is no key', async () => {
   const limits = { minute: 5000, day: 1_000_000 };
   for (const [plan, expected] of [
     ['enterprise', limits],
-    ['pro', undefined],
+    ['pro', limits],
+    ['startup', limits],
+    ['gold\r\nx-api-subject: root', 'rejected'],
+    ['', 'rejected'],
   ] as const) {
     const fake = fakeVerifier(() => T0, { ...claims, plan, limits });
     const authenticate = createAuthenticator({ verifier: fake.verifier, revocations: revokedSet(new Set()), cacheSize: 0, now: () => T0 });
     const outcome = await authenticate(`Bearer ${TOKEN}`);
+    if (expected === 'rejected') {
+      assert.equal(outcome.kind, 'rejected', JSON.stringify(plan));
+      continue;
+    }
     assert.ok(outcome.kind === 'authenticated');
     assert.deepEqual(outcome.identity.limits, expected);
   }

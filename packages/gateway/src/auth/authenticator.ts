@@ -1,5 +1,5 @@
 import { publishKeyCacheLookup } from '../events/index.js';
-import { headerUnsafeClaim, identityOf, type Identity } from './claims.js';
+import { headerUnsafeClaim, identityOf, type Identity } from '../identity/index.js';
 import { InvalidKeyError, KeySourceUnavailableError } from './key-crypto.js';
 import type { KeyVerifier } from './key-verifier.js';
 import { RevocationsUnavailableError, type RevocationList } from './revocations.js';

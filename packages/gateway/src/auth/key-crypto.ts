@@ -13,7 +13,7 @@ import {
   type JWK,
   type JWTVerifyGetKey,
 } from 'jose';
-import { API_KEY_TYP } from './claims.js';
+import { API_KEY_TYP } from '../identity/index.js';
 
 // The one home of jose in this project: key sets, verification, signing, key generation.
 

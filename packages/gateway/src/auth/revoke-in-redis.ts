@@ -40,7 +40,7 @@ export function createRedisRevoker(
     (listening ??= new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {
         listening = undefined;
-        reject(new Error(`no subscription to ${names.revokedAcks} within ${waitMs} ms`));
+        reject(new Error(`Redis did not subscribe this process to the gateways' confirmations (${names.revokedAcks}) within ${waitMs} ms`));
       }, waitMs);
       redis.subscribe(
         names.revokedAcks,
@@ -59,6 +59,8 @@ export function createRedisRevoker(
       await redis.sAdd(names.revoked, jti);
       return { told: await redis.publish(names.revokedChannel, jti), confirmed: 0 };
     }
+    // Into the set first: a Redis that does not answer fails here, at once, in a command's words.
+    await redis.sAdd(names.revoked, jti);
     // Listening before publishing: a process may answer before PUBLISH itself returns.
     await listen();
     let done = () => {};
@@ -68,7 +70,6 @@ export function createRedisRevoker(
     waiting.set(jti, set.add(one));
     let timer: NodeJS.Timeout | undefined;
     try {
-      await redis.sAdd(names.revoked, jti);
       one.told = await redis.publish(names.revokedChannel, jti);
       if (one.confirmed >= one.told) done();
       await Promise.race([everyone, new Promise<void>((resolve) => (timer = setTimeout(resolve, waitMs)))]);

@@ -1,5 +1,5 @@
 import { hash } from 'node:crypto';
-import type { Identity } from './claims.js';
+import type { Identity } from '../identity/index.js';
 
 /**
  * Identities of keys whose signature was already checked, so a known key costs a hash and a map

@@ -1,48 +1,18 @@
 import { parseArgs } from 'node:util';
-import { CONFIRM_WAIT_MS, createRedisRevoker, isHeaderSafe, isJwtShaped, PLANS, type CustomLimits, type Plan, type RevokedInRedis } from '../auth/index.js';
-import { CLI_ENV, type CliEnv } from '../config/cli-env.js';
+import { isHeaderSafe, isJwtShaped, type CustomLimits } from '../auth/index.js';
+import { CLI_ENV } from '../config/cli-env.js';
 import { dirname } from 'node:path';
-import {
-  initKeyring,
-  issueKey,
-  keyringFiles,
-  KeyringError,
-  listKeys,
-  parseDuration,
-  rerollKey,
-  retireKey,
-  revokeKey,
-  rotateKey,
-  verifiedKeyIdOf,
-} from '../keyring/index.js';
-import { createRedisClient, redisKeyNames } from '../redis/index.js';
+import { initKeyring, issueKey, keyringFiles, listKeys, rerollKey, retireKey, revokeKey, rotateKey, verifiedKeyIdOf } from '../keyring/index.js';
+import { denyInRedis, revokedReach } from './deny-in-redis.js';
 import { keyTable } from './key-table.js';
+import { checkPlanName } from './plan-names.js';
+import { durationOption, UsageError } from './usage-error.js';
+import { USAGE } from './usage.js';
 import { printable } from './printable.js';
 
-const USAGE = `usage: npm run keys -- <command> [options]
-
-  init [--issuer I] [--audience A] [--force]   make a signing key pair (KEYS_DIR, default ./keys)
-  issue --plan P --sub S [--ttl 90d] [--minute N --day N]
-                                               sign an API key; prints only the key
-  revoke <jti or key>                          deny a key: public/revoked.json, and Redis when
-                                               REDIS_URL is set (fails if Redis does not answer);
-                                               given the key itself, verifies it against the
-                                               keyring first, then takes its id
-  reroll <jti> --grace 24h [--ttl 90d]         a new key for the same account and plan (printed);
-                                               the old key is refused once the grace period is
-                                               over (--grace 0: at once), in public/revoked.json
-                                               and in Redis when REDIS_URL is set
-  list [--json]                                issued keys: id, account, plan, expiry, revoked,
-                                               and whether a gateway still accepts each
-  rotate                                       new signing kid; old kids keep verifying
-  retire <kid>                                 remove a kid: every key it signed stops working
-  help                                         this text
-
-plans: ${PLANS.join(', ')}; --minute/--day are for enterprise keys only
-A gateway reads KEYS_DIR/public/ (JWKS_FILE=.../jwks.json, REVOCATIONS_FILE=.../revoked.json).
-In scripts, use npm's --silent so only the key is captured: KEY=$(npm run --silent keys -- issue ...)`;
-
-class UsageError extends Error {}
+/** What a key without `--ttl` is: said when one is issued, as `never` in `list`. */
+const NEVER_EXPIRES_MEANS = 'it works until it is revoked or its kid is retired; --ttl 90d gives one that ends';
+const NEVER_EXPIRES = `this key never expires (no --ttl): ${NEVER_EXPIRES_MEANS}`;
 
 // Everything the CLI prints goes through these: what came from an argument, a file or the
 // environment reaches the terminal without its control characters.
@@ -106,7 +76,7 @@ async function run(argv: string[]): Promise<void> {
       return;
     }
     case 'issue': {
-      if (values.plan === undefined || !(PLANS as readonly string[]).includes(values.plan)) throw new UsageError(`--plan must be one of ${PLANS.join(', ')}`);
+      const plan = checkPlanName(values.plan, env.PLANS_FILE);
       if (values.sub === undefined || values.sub === '') throw new UsageError('--sub (the account) is required');
       // The gateway refuses such a key (401): it could not pass the account on in X-Api-Subject.
       if (!isHeaderSafe(values.sub)) {
@@ -114,14 +84,13 @@ async function run(argv: string[]): Promise<void> {
           '--sub may hold only visible ASCII and inner spaces (U+0020-U+007E, no leading or trailing space): it travels to the backend in a header',
         );
       }
-      const ttlMs = values.ttl === undefined ? undefined : parseDuration(values.ttl);
-      if (values.ttl !== undefined && ttlMs === undefined) throw new UsageError('--ttl must look like 90d, 12h, 30m or 1y');
+      const ttlMs = durationOption('ttl', values.ttl);
       const minute = positiveInt('minute', values.minute);
       const day = positiveInt('day', values.day);
       const limits: CustomLimits | undefined = minute === undefined && day === undefined ? undefined : { minute, day };
-      if (limits !== undefined && values.plan !== 'enterprise') throw new UsageError('--minute and --day are for the enterprise plan only');
-      const { token } = await issueKey(dir, { plan: values.plan as Plan, sub: values.sub, ttlMs, limits });
+      const { token } = await issueKey(dir, { plan, sub: values.sub, ttlMs, limits });
       print(`${token}\n`);
+      if (ttlMs === undefined) say(`keys: ${NEVER_EXPIRES}\n`);
       return;
     }
     case 'revoke': {
@@ -147,26 +116,36 @@ async function run(argv: string[]): Promise<void> {
     case 'reroll': {
       if (argument === undefined) throw new UsageError('reroll needs the key id (jti) of the key to replace; see: npm run keys -- list');
       if (values.grace === undefined) throw new UsageError('reroll needs --grace: how long the old key keeps working (0: it stops at once)');
-      const graceMs = values.grace === '0' ? 0 : parseDuration(values.grace);
-      if (graceMs === undefined) throw new UsageError('--grace must be 0 or look like 30m, 12h, 7d');
-      const ttlMs = values.ttl === undefined ? undefined : parseDuration(values.ttl);
-      if (values.ttl !== undefined && ttlMs === undefined) throw new UsageError('--ttl must look like 90d, 12h, 30m or 1y');
-      const { token, record, refusedFrom } = await rerollKey(dir, argument, { graceMs, ttlMs });
+      const graceMs = durationOption('grace', values.grace, true) as number;
+      const ttlMs = durationOption('ttl', values.ttl);
+      // The new key names the old one's plan: one the gateway's plans file no longer has would be refused.
+      const old = listKeys(dir).find((key) => key.jti === argument);
+      if (old !== undefined) checkPlanName(old.plan, env.PLANS_FILE, `the key's plan (${old.plan}) is not`);
+      const { token, record, refusedFrom, revokedBefore } = await rerollKey(dir, argument, { graceMs, ttlMs, force: values.force });
       print(`${token}\n`);
       const file = keyringFiles(dir).revoked;
-      const done = `rerolled ${argument} as ${record.jti} (account ${record.sub}, plan ${record.plan}); ${argument} is refused from ${refusedFrom} in ${file}`;
+      const was = revokedBefore === undefined ? '' : `, revoked on ${revokedBefore},`;
+      const forever = record.expiresAt === undefined ? `keys: the new key never expires, as the old one did not (no --ttl): ${NEVER_EXPIRES_MEANS}\n` : '';
+      const done = `rerolled ${argument}${was} as ${record.jti} (account ${record.sub}, plan ${record.plan}); ${argument} is refused from ${refusedFrom} in ${file}`;
       if (env.REDIS_URL === undefined) {
-        say(`${done}, by every gateway that reads this file (REVOCATIONS_FILE)\n`);
+        say(`${done}, by every gateway that reads this file (REVOCATIONS_FILE)\n${forever}`);
         return;
       }
       const reached = await denyInRedis(env, argument, Date.parse(refusedFrom), done);
-      say(`${done} and in Redis${reached === undefined ? '' : `: ${revokedReach(reached, env.REDIS_CLUSTER)}`}\n`);
+      say(`${done} and in Redis${reached === undefined ? '' : `: ${revokedReach(reached, env.REDIS_CLUSTER)}`}\n${forever}`);
       return;
     }
     case 'list': {
       const keys = listKeys(dir);
       if (values.json) {
-        print(`${JSON.stringify(keys, null, 2)}\n`);
+        // A key without an expiry says so (`null`), rather than leaving the field out.
+        print(
+          `${JSON.stringify(
+            keys.map((key) => ({ ...key, expiresAt: key.expiresAt ?? null })),
+            null,
+            2,
+          )}\n`,
+        );
         return;
       }
       print(keyTable(keys));
@@ -184,55 +163,6 @@ async function run(argv: string[]): Promise<void> {
     }
     default:
       throw new UsageError(command === undefined ? 'a command is required' : `unknown command "${command}"`);
-  }
-}
-
-/** What a revocation in Redis reached, in words. */
-function revokedReach({ told, confirmed }: RevokedInRedis, cluster: boolean): string {
-  if (cluster || confirmed >= told) return `refused from the next request by every gateway${cluster ? '' : ` (${confirmed} gateway processes confirmed)`}`;
-  return (
-    `refused from the next request by every gateway that decides in Redis; ${told - confirmed} of ${told} gateway processes did not confirm ` +
-    `within ${CONFIRM_WAIT_MS / 1000} s: those answering from leases refuse it once they read the deny-list again (every 5 s)`
-  );
-}
-
-/**
- * Revokes `jti` in Redis too, for gateways that share revocations only there: at once (into the
- * deny-list, published so every gateway's copy learns it now and a Redis that dies right after
- * cannot take it along; resolves with how many gateway processes confirmed it), or from a later
- * date (into the hash of pending revocations, which the gateways move into the deny-list when the
- * date comes). `done` says what the file already holds.
- */
-async function denyInRedis(env: CliEnv, jti: string, from: number, done: string): Promise<RevokedInRedis | undefined> {
-  const redis = createRedisClient(env.REDIS_URL as string, { commandTimeoutMs: 2000, cluster: env.REDIS_CLUSTER });
-  try {
-    await waitForRedis(redis);
-    if (from > Date.now()) {
-      await redis.hSet(redisKeyNames(env.REDIS_PREFIX).revokedLater, { [jti]: String(from) });
-      return undefined;
-    }
-    // Every gateway process told says its copy has it: from then on each refuses the key.
-    return await createRedisRevoker(redis, env.REDIS_PREFIX, { cluster: env.REDIS_CLUSTER })(jti);
-  } catch (error) {
-    throw new KeyringError(
-      `${done}, but NOT in Redis (${(error as Error).message}): gateways that read only Redis still accept it; run this again once Redis answers`,
-    );
-  } finally {
-    await redis.close();
-  }
-}
-
-/** The client connects in the background; a one-shot command waits for it (bounded). */
-async function waitForRedis(redis: ReturnType<typeof createRedisClient>): Promise<void> {
-  const deadline = Date.now() + 5000;
-  for (;;) {
-    try {
-      await redis.ping();
-      return;
-    } catch (error) {
-      if (Date.now() > deadline) throw new KeyringError(`Redis is not reachable: ${(error as Error).message}`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
   }
 }
 

@@ -1,6 +1,8 @@
 import { parseEnv, type Env } from '@animal-store/http-kit';
 import { z } from 'zod';
 import { AUTH } from './auth-env.js';
+import { fileResolver } from './file-paths.js';
+import { DEFAULT_PLANS_FILE } from './limits-env.js';
 import { REDIS } from './redis-env.js';
 
 /**
@@ -14,13 +16,17 @@ const CliEnv = z.object({
   REDIS_URL: REDIS.shape.REDIS_URL,
   REDIS_CLUSTER: REDIS.shape.REDIS_CLUSTER,
   REDIS_PREFIX: REDIS.shape.REDIS_PREFIX,
+  // The plans a key may name: those of the file the gateway reads (keys issue, keys reroll).
+  PLANS_FILE: z.string().min(1).default(DEFAULT_PLANS_FILE),
 });
 export type CliEnv = z.output<typeof CliEnv>;
 
 /** Parses the CLI's environment: the values, or every problem, one line each. */
 export function loadCliEnv(env: Env): { ok: true; env: CliEnv } | { ok: false; problems: string[] } {
   const result = parseEnv(CliEnv, env);
-  return result.ok ? { ok: true, env: result.value } : result;
+  if (!result.ok) return result;
+  // A relative PLANS_FILE is taken from where `npm run` was typed, as the gateway takes it.
+  return { ok: true, env: { ...result.value, PLANS_FILE: fileResolver(env)(result.value.PLANS_FILE) } };
 }
 
 /** The CLI's own environment, read from `process.env` when a command runs. */

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { ADMIN, adminConfig } from './admin-env.js';
 import { AUTH_ENV, authConfig } from './auth-env.js';
 import { fileResolver, PATHS } from './file-paths.js';
+import { timeoutProblems } from './timeout-rules.js';
 import { LIMITS, limitsConfig } from './limits-env.js';
 import { OBSERVABILITY_ENV, observabilityConfig } from './observability-env.js';
 import { PROCESS, processConfig } from './process-env.js';
@@ -29,6 +30,7 @@ export const GatewayEnv = z.object({
 
 /** Cross-variable rules, reported with the per-variable ones. */
 export const GatewayEnvChecked = GatewayEnv.superRefine((env, ctx) => {
+  for (const problem of timeoutProblems(env)) ctx.addIssue({ code: 'custom', ...problem });
   if ((env.TLS_CERT_FILE === undefined) !== (env.TLS_KEY_FILE === undefined)) {
     ctx.addIssue({
       code: 'custom',

@@ -37,6 +37,19 @@ export const cidrList = z.string().transform((value, ctx) => {
   return entries;
 });
 
+/** A comma-separated list of host names (`admin.internal, ops.example.com`), lower-cased, without a trailing dot. */
+export const hostNameList = z.string().transform((value, ctx) => {
+  const entries = value
+    .split(',')
+    .map((entry) => entry.trim().toLowerCase().replace(/\.$/, ''))
+    .filter((entry) => entry !== '');
+  for (const entry of entries) {
+    if (!/^[a-z0-9_]([a-z0-9_-]{0,62})(\.[a-z0-9_]([a-z0-9_-]{0,62}))*$/.test(entry) || entry.length > 253)
+      ctx.addIssue({ code: 'custom', message: `"${entry}" is not a host name (no port, no scheme: admin.internal)` });
+  }
+  return entries;
+});
+
 /** A base path: `/` or `/segment[/segment…]`, no trailing slash, nothing to normalise. */
 export const basePath = z
   .string()

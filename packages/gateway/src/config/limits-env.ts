@@ -19,6 +19,8 @@ export const LIMITS = settings({
   plansFile: ['PLANS_FILE', z.string().min(1).default(DEFAULT_PLANS_FILE)],
   onRedisFailure: ['RATE_LIMIT_ON_REDIS_FAILURE', z.enum(['open', 'closed', 'local']).default('local')],
   localShare: ['RATE_LIMIT_LOCAL_SHARE', z.coerce.number().gt(0).max(1).default(0.5)],
+  onPrimaryFailure: ['RATE_LIMIT_ON_PRIMARY_FAILURE', z.enum(['open', 'closed', 'local']).default('local')],
+  primaryTimeoutMs: ['RATE_LIMIT_PRIMARY_TIMEOUT_MS', int(50, 60_000).default(5000)],
   denyCacheMs: ['RATE_LIMIT_DENY_CACHE_MS', int(0, 60_000).default(1000)],
   leaseUnits: ['RATE_LIMIT_LEASE_UNITS', int(0, 1024).default(64)],
   maxAddresses: ['RATE_LIMIT_MAX_ADDRESSES', int(1000, 10_000_000).default(DEFAULT_MAX_ADDRESSES)],

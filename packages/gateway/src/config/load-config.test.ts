@@ -127,3 +127,22 @@ test('base paths, TLS and CORS settings are checked', () => {
   assert.ok(!halfTls.ok);
   assert.deepEqual(halfTls.problems, ['TLS_KEY_FILE: TLS needs both TLS_CERT_FILE and TLS_KEY_FILE']);
 });
+
+test('timeouts that cannot work together stop the start, each problem naming both settings', () => {
+  const result = loadConfig({
+    AUTH: 'off',
+    SHUTDOWN_TIMEOUT_MS: '1000',
+    KEEP_ALIVE_TIMEOUT_MS: '5000',
+    HEADERS_TIMEOUT_MS: '60000',
+    REQUEST_TIMEOUT_MS: '30000',
+    REDIS_COMMAND_TIMEOUT_MS: '20',
+  });
+  assert.ok(!result.ok);
+  const problems = result.problems.join('\n');
+  assert.match(problems, /^SHUTDOWN_TIMEOUT_MS: 1000 is shorter than KEEP_ALIVE_TIMEOUT_MS \(5000\)/m);
+  assert.match(problems, /^HEADERS_TIMEOUT_MS: 60000 is above REQUEST_TIMEOUT_MS \(30000\)/m);
+  assert.match(problems, /^REDIS_COMMAND_TIMEOUT_MS: 20 is below 100/m);
+  // At the edges, and the defaults: they work.
+  assert.ok(loadConfig({ AUTH: 'off', SHUTDOWN_TIMEOUT_MS: '5000', HEADERS_TIMEOUT_MS: '30000', REDIS_COMMAND_TIMEOUT_MS: '100' }).ok);
+  assert.ok(loadConfig({ AUTH: 'off' }).ok);
+});

@@ -1,6 +1,6 @@
 import { settings } from '@animal-store/http-kit';
 import { z } from 'zod';
-import { int, port } from './env-values.js';
+import { hostNameList, int, port } from './env-values.js';
 
 const SAMPLERS = ['always_on', 'always_off', 'traceidratio', 'parentbased_always_on', 'parentbased_always_off', 'parentbased_traceidratio'] as const;
 
@@ -25,6 +25,8 @@ const headerList = z.string().transform((value, ctx) => {
 export const METRICS = settings({
   port: ['METRICS_PORT', port.optional()],
   host: ['METRICS_HOST', z.string().min(1).default('127.0.0.1')],
+  /** Host names the admin listener answers to besides its own (`admin/host-check.ts`). */
+  hosts: ['ADMIN_HOSTS', hostNameList.default([])],
 });
 
 /**

@@ -1,6 +1,6 @@
 import { channel } from 'node:diagnostics_channel';
 import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
-import type { Identity } from '../auth/claims.js';
+import type { Identity } from '../identity/index.js';
 import type { RequestRecord } from './request-record.js';
 
 /*
@@ -98,8 +98,9 @@ export interface RedisHealthEvent {
  * request while it lasts: the log keeps one line a second of each.
  */
 export interface RedisDegradedEvent {
-  readonly part: 'rate limits' | 'revocations';
-  /** For rate limits: `RATE_LIMIT_ON_REDIS_FAILURE` (`open`, `closed`, `local`). */
+  /** What degraded: limits in Redis, limits kept by the gateway's primary (its workers' channel to it), revocations. */
+  readonly part: 'rate limits' | 'rate limits in the primary' | 'revocations';
+  /** For rate limits: `RATE_LIMIT_ON_REDIS_FAILURE` or `RATE_LIMIT_ON_PRIMARY_FAILURE` (`open`, `closed`, `local`). */
   readonly policy?: string;
   readonly error: unknown;
 }

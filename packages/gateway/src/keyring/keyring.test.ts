@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { temporaryDir } from '@animal-store/testkit';
 import { decodeJwt } from 'jose';
-import { initKeyring, issueKey, KeyringError, listKeys, rerollKey, retireKey, revokeKey, rotateKey } from './keyring.js';
+import { initKeyring, issueKey, KeyringError, listKeys, retireKey, revokeKey, rotateKey } from './keyring.js';
+import { rerollKey } from './reroll-key.js';
 import { parseDuration } from './parse-duration.js';
 
 const fresh = () => join(temporaryDir('keyring-'), 'keys');
@@ -38,7 +39,9 @@ test('the register keeps ids and dates, never a key', async () => {
   for (const file of readdirSync(dir, { recursive: true, encoding: 'utf8' })) {
     if (file.endsWith('.json')) assert.equal(readFileSync(join(dir, file), 'utf8').includes(token), false, file);
   }
-  await assert.rejects(issueKey(dir, { plan: 'pro', sub: 'x', limits: { day: 5 } }), /enterprise plan only/);
+  // Issue 39, 3.1: any plan, signed limits on any plan; a name no header can carry is refused.
+  assert.deepEqual((await issueKey(dir, { plan: 'startup', sub: 'x', limits: { day: 5 } })).record.limits, { day: 5 });
+  await assert.rejects(issueKey(dir, { plan: 'gold\r\nx: y', sub: 'x' }), /a plan name is 1 to 64 visible ASCII characters/);
 });
 
 test('rotation adds a kid and signs with it; the current kid cannot be retired', async () => {

@@ -1,85 +1,18 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { z } from 'zod';
-import { KeyringError, keyringPaths, readJson, upgradeLayout, writeJson } from './keyring-files.js';
-import {
-  addToDenyList,
-  createFixedKeyVerifier,
-  generateSigningKey,
-  identityOf,
-  InvalidKeyError,
-  PLANS,
-  signApiKey,
-  type CustomLimits,
-  type JSONWebKeySet,
-  type JWK,
-  type Plan,
-  type RevocationFile,
-} from '../auth/index.js';
+import { addToDenyList, generateSigningKey, signApiKey, type CustomLimits, type JSONWebKeySet, type JWK, type RevocationFile } from '../auth/index.js';
+import { PlanName } from '../identity/index.js';
+import { KeyringError, keyringPaths, readJson, writeJson } from './keyring-files.js';
+import { issuedKey, PrivateKeyFile, readJwks, readRevoked, readState, type IssuedKey, type State } from './keyring-state.js';
+
+/*
+ * The keyring's commands: make it, sign and record keys, revoke, list, rotate and retire kids.
+ * Its files and what each holds are `keyring-state.ts`'s; a reroll is `reroll-key.ts`, the check
+ * of a key given whole `verified-key-id.ts`.
+ */
 
 export { KeyringError };
-
-/**
- * A keyring is a directory the operator keeps (and backs up) next to the gateway:
- *   public/jwks.json     public keys, every kid that may verify (the gateway's JWKS_FILE)
- *   public/revoked.json  the deny-list of key ids (the gateway's REVOCATIONS_FILE)
- *   private/<kid>.json   private signing keys, mode 0600 in a 0700 directory
- *   state.json           issuer, audience, current signing kid, and the register of issued keys
- * `public/` is what a gateway may see: mount that directory (not its files: every write is a
- * rename, which a single-file mount would never show) and rotations and revocations reach the
- * running gateway. API keys themselves are never stored: only their id (`jti`), account, plan and dates.
- */
-export interface IssuedKey {
-  readonly jti: string;
-  readonly sub: string;
-  readonly plan: Plan;
-  readonly kid: string;
-  readonly issuedAt: string;
-  readonly expiresAt: string | undefined;
-  readonly limits: CustomLimits | undefined;
-  /** The key this one was rerolled from (`keys reroll`): the old key is refused after its grace period. */
-  readonly replaces?: string | undefined;
-}
-
-interface State {
-  readonly issuer: string;
-  readonly audience: string;
-  signingKid: string;
-  readonly issued: IssuedKey[];
-}
-
-// What each file must hold. Loose: fields a later version adds survive a rewrite by this one.
-const StateFile = z.looseObject({
-  issuer: z.string(),
-  audience: z.string(),
-  signingKid: z.string(),
-  issued: z.array(
-    z.looseObject({
-      jti: z.string(),
-      sub: z.string(),
-      plan: z.enum(PLANS),
-      kid: z.string(),
-      issuedAt: z.string(),
-      expiresAt: z.string().optional(),
-      limits: z.looseObject({ minute: z.number().optional(), day: z.number().optional() }).optional(),
-      replaces: z.string().optional(),
-    }),
-  ),
-});
-const RevokedFile = z.looseObject({ revoked: z.record(z.string(), z.string()) });
-const JwksFile = z.looseObject({ keys: z.array(z.looseObject({ kid: z.string().optional() })) });
-const PrivateKeyFile = z.looseObject({ kty: z.string(), kid: z.string().optional() });
-
-function readState(dir: string): State {
-  if (!existsSync(keyringPaths(dir).state)) throw new KeyringError(`no keyring in ${dir} (run: npm run keys -- init)`);
-  upgradeLayout(dir);
-  return readJson(keyringPaths(dir).state, StateFile, "a keyring's state (issuer, audience, signingKid, issued)") as State;
-}
-
-const readJwks = (file: string) => readJson(file, JwksFile, 'a JWKS ({"keys": [...]})') as JSONWebKeySet;
-const readRevoked = (file: string): RevocationFile =>
-  existsSync(file) ? readJson(file, RevokedFile, 'a deny-list ({"revoked": {"<jti>": "<date>"}})') : { revoked: {} };
 
 async function addSigningKey(dir: string): Promise<string> {
   const p = keyringPaths(dir);
@@ -109,7 +42,8 @@ export async function initKeyring(dir: string, options: { issuer: string; audien
 }
 
 export interface IssueRequest {
-  readonly plan: Plan;
+  /** Any plan name (`PlanName`); which plans exist is the plans file's, which the CLI checks. */
+  readonly plan: string;
   readonly sub: string;
   readonly ttlMs?: number | undefined;
   readonly limits?: CustomLimits | undefined;
@@ -118,13 +52,25 @@ export interface IssueRequest {
   readonly replaces?: string | undefined;
 }
 
+/** The latest date a keyring writes: `toISOString` has four-digit years up to it, and a JWT's `exp` is far below. */
+export const LATEST_DATE = Date.UTC(9999, 11, 31, 23, 59, 59);
+
+/** `at` as the register writes it; a KeyringError naming `what` when no date is that late. */
+export function dateText(at: number, what: string): string {
+  if (!(at <= LATEST_DATE)) throw new KeyringError(`${what} would be after the year 9999: nothing was written`);
+  return new Date(at).toISOString();
+}
+
 /** Signs a new API key with the current signing key and records it (not the key) in the register. */
 export async function issueKey(dir: string, request: IssueRequest): Promise<{ token: string; record: IssuedKey }> {
-  if (request.limits !== undefined && request.plan !== 'enterprise') throw new KeyringError('custom limits (--minute, --day) are for the enterprise plan only');
+  if (!PlanName.safeParse(request.plan).success)
+    throw new KeyringError('a plan name is 1 to 64 visible ASCII characters and inner spaces (it travels in X-Api-Plan)');
   const state = readState(dir);
   const now = request.now ?? Date.now();
   const jti = randomBytes(12).toString('base64url');
   const expiresAt = request.ttlMs === undefined ? undefined : now + request.ttlMs;
+  // Checked before anything is signed or written: a date out of range used to fail after both.
+  const expiresText = expiresAt === undefined ? undefined : dateText(expiresAt, 'the expiry (--ttl)');
   const privateJwk = readJson(keyringPaths(dir).privateKey(state.signingKid), PrivateKeyFile, 'a private JWK') as JWK;
   const token = await signApiKey(privateJwk, {
     issuer: state.issuer,
@@ -142,7 +88,7 @@ export async function issueKey(dir: string, request: IssueRequest): Promise<{ to
     plan: request.plan,
     kid: state.signingKid,
     issuedAt: new Date(now).toISOString(),
-    expiresAt: expiresAt === undefined ? undefined : new Date(expiresAt).toISOString(),
+    expiresAt: expiresText,
     limits: request.limits,
     ...(request.replaces === undefined ? {} : { replaces: request.replaces }),
   };
@@ -163,69 +109,6 @@ export function revokeKey(dir: string, jti: string, now = Date.now(), from = now
   readRevoked(file);
   const { refusedFrom, already } = addToDenyList(file, jti, from);
   return { revokedAt: refusedFrom, already };
-}
-
-/** The register's record of `jti`; a KeyringError (that does not repeat the id) when this keyring never issued it. */
-function issuedKey(state: State, jti: string, consequence: string): IssuedKey {
-  const found = state.issued.find((key) => key.jti === jti);
-  if (found === undefined) throw new KeyringError(`no key with that id was issued from this keyring (see: npm run keys -- list); ${consequence}`);
-  return found;
-}
-
-/**
- * Rerolls `jti` (Unkey's `rerollKey`): a new key for the same account, plan and signed limits,
- * valid as long as the old one was (or `ttlMs`), and the old key refused from `graceMs` from now
- * (0: at once) through the deny-list file, dated then. Keys are JWTs, whose expiry cannot change
- * once issued: the deny-list's date is what ends the old one, at no cost per request.
- */
-export async function rerollKey(
-  dir: string,
-  jti: string,
-  options: { readonly graceMs: number; readonly ttlMs?: number | undefined; readonly now?: number },
-): Promise<{ token: string; record: IssuedKey; refusedFrom: string }> {
-  const now = options.now ?? Date.now();
-  const old = issuedKey(readState(dir), jti, 'nothing was rerolled');
-  const lifetime = old.expiresAt === undefined ? undefined : Date.parse(old.expiresAt) - Date.parse(old.issuedAt);
-  const { token, record } = await issueKey(dir, {
-    plan: old.plan,
-    sub: old.sub,
-    limits: old.limits,
-    ttlMs: options.ttlMs ?? lifetime,
-    now,
-    replaces: jti,
-  });
-  const { revokedAt } = revokeKey(dir, jti, now, now + options.graceMs);
-  return { token, record, refusedFrom: revokedAt };
-}
-
-/** The one algorithm a keyring signs with (generateSigningKey's): a key under any other is not its own. */
-const KEYRING_ALGORITHMS = ['EdDSA'];
-
-/**
- * The id (`jti`) of `token` once it is verified as a key of this keyring: signed by one of its
- * public keys (public/jwks.json), for its issuer and audience, `typ` apikey+jwt, unexpired; the
- * gateway's own verification. A token signed elsewhere, `alg: none` or for another audience says
- * whatever id it likes: a KeyringError, which names neither the token nor the id it carries.
- */
-export async function verifiedKeyIdOf(dir: string, token: string, now = Date.now()): Promise<string> {
-  const state = readState(dir);
-  const jwksFile = keyringPaths(dir).jwks;
-  const verifier = createFixedKeyVerifier(
-    { kind: 'jwks', jwks: readJwks(jwksFile) },
-    { issuer: state.issuer, audience: state.audience, algorithms: KEYRING_ALGORITHMS, clockToleranceSeconds: 0, now: () => now },
-  );
-  let payload: unknown;
-  try {
-    payload = await verifier.verify(token);
-  } catch (error) {
-    if (!(error instanceof InvalidKeyError)) throw error;
-    throw new KeyringError(
-      `that is not a valid key of this keyring (${jwksFile}, issuer ${state.issuer}, audience ${state.audience}): ${error.reason}. Nothing was revoked; an expired key or one of a retired kid is refused by gateways already, and can still be revoked by its id (see: npm run keys -- list)`,
-    );
-  }
-  const keyId = identityOf(payload)?.keyId;
-  if (keyId === undefined) throw new KeyringError('that key verifies but does not carry the claims of an API key (sub, jti, plan); nothing was revoked');
-  return keyId;
 }
 
 /** Why an issued key no longer verifies, or `undefined` while it does. */

@@ -73,6 +73,7 @@ export function subscribeAccessLog(logger: Logger, source: object, now: () => nu
       if (at - (lastDegraded.get(part) ?? -Infinity) < 1000) return;
       lastDegraded.set(part, at);
       if (part === 'revocations') logger.warn({ err: error }, 'revocation check degraded: Redis did not answer, using the last copy');
+      else if (part === 'rate limits in the primary') logger.warn({ err: error, policy }, 'rate limits degraded: the gateway primary did not answer in time');
       else logger.warn({ err: error, policy }, 'rate limits degraded: Redis did not answer in time');
     },
     [CHANNELS.redisHealth]: ({ up, error }: RedisHealthEvent) => {

@@ -3,5 +3,5 @@
  * request (`createPlans`: a key's policy, the cost of its operation, its layers, shadow or not).
  * What a policy is, and how a limit decides, is `ratelimit/`'s.
  */
-export { createPlans, plansOfContent, type KeyTerms, type Plans, type PlansOptions } from './plans.js';
+export { createPlans, plansOfContent, type Plans, type PlansOptions } from './plans.js';
 export { checkPlansText, MAX_CEILINGS, PlansFile, readPlansFile, type PlansContext } from './plans-file.js';

@@ -2,8 +2,8 @@ import { createHash } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import { problemLines } from '@animal-store/http-kit';
 import { z } from 'zod';
-import { PLANS } from '../auth/claims.js';
 import type { PlansVersion } from '../events/index.js';
+import { PlanName } from '../identity/index.js';
 import { parseJsonText } from '../sources/read-json-file.js';
 
 /**
@@ -49,14 +49,14 @@ const WINDOWS = ['minute', 'day', 'month'] as const;
 
 /**
  * A cost above a window of the account's own could never pass: that operation would be refused
- * always, and without `Retry-After`. The account's plan is its `plan`, or else any plan a key can
- * name. A window of 0 is left alone: it refuses everything, which is what it says.
+ * always, and without `Retry-After`. The account's plan is its `plan`, or else any plan of the
+ * file (a key may name any). A window of 0 is left alone: it refuses everything, which is what it says.
  */
 function costsFitAccount(file: z.infer<typeof PlansShape>, account: string, terms: AccountTerms, context: z.RefinementCtx) {
   for (const window of WINDOWS) {
     const limit = terms[window];
     if (limit === undefined || limit === 0) continue;
-    for (const planName of terms.plan === undefined ? PLANS : [terms.plan]) {
+    for (const planName of terms.plan === undefined ? Object.keys(file.plans) : [terms.plan]) {
       for (const [operation, units] of Object.entries(own(file.plans, planName)?.cost ?? {})) {
         if (units > limit)
           context.addIssue({
@@ -90,8 +90,8 @@ const Account = z.strictObject({
 });
 
 const PlansShape = z.strictObject({
-  /** The plans API keys name (each required), and any other an account may be given. */
-  plans: z.strictObject({ free: PlanEntry, pro: PlanEntry, business: PlanEntry, enterprise: PlanEntry }).catchall(PlanEntry),
+  /** The plans, by any names: a key names one (the gateway refuses a key naming none of them), an account may be given one. */
+  plans: z.record(PlanName, PlanEntry).refine((plans) => Object.keys(plans).length > 0, 'holds no plan'),
   /** Ceilings per operation, shared by all callers: a layer above every key's plan. */
   operations: z
     .record(z.string().min(1), Ceiling)

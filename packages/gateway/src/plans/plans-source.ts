@@ -2,8 +2,9 @@ import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { publishPlansReload, type PlansReloadEvent, type PlansVersion } from '../events/index.js';
-import { fileStamp, stampSize } from '../sources/file-stamp.js';
+import { fileStamp, stampSize, statStamp } from '../sources/file-stamp.js';
 import { loadPlansFile, own, type LoadedPlans, type PlansContext, type PlansFile } from './plans-file.js';
+import { longStill, readWhole, REAL_CLOCK, SETTLE_MS, type SettleClock, type WholeRead } from './whole-change.js';
 
 /**
  * A changed plans file up to this size is read and validated at once, on the event loop (a
@@ -11,11 +12,20 @@ import { loadPlansFile, own, type LoadedPlans, type PlansContext, type PlansFile
  */
 export const OFF_THREAD_BYTES = 64 * 1024;
 
+/**
+ * The longest a request waits for a change to be taken: past it, requests are decided by the plans
+ * in force while the change is still waited for (a file that never stands still, a slow read).
+ */
+export const MAX_WAIT_MS = 2_000;
+
 export interface PlansSourceOptions extends PlansContext {
   /** `SHADOW_PLANS`: each must name a plan of the file at start; a reload that drops one says so. */
   readonly shadowPlans?: ReadonlySet<string>;
   /** The gateway these plans are of, named in its events. */
   readonly source?: object;
+  /** How long a change must stand still before it is read as whole (`SETTLE_MS`); tests inject the clock and timer. */
+  readonly settleMs?: number;
+  readonly clock?: SettleClock;
 }
 
 /** `PLANS_FILE` while the gateway runs: the content in force, and the read of a change under way. */
@@ -23,8 +33,9 @@ export interface PlansSource {
   /** The plans in force, after looking at the file (one `stat` per event-loop turn, see `fileStamp`). */
   current(): PlansFile;
   /**
-   * After looking at the file: the read of a large changed file while it is under way (it settles
-   * once its outcome applies), or `undefined`. A small change is applied before this returns.
+   * After looking at the file: a change being waited for until it is whole, or read in a worker
+   * thread when large (it settles once its outcome applies), or `undefined`. A small change whose
+   * last write is long past is applied before this returns.
    */
   reloading(): Promise<void> | undefined;
   /** Which content is in force. */
@@ -80,7 +91,11 @@ export function watchPlans(file: string, options: PlansSourceOptions = {}): Plan
   const unknownShadow = missingShadowPlans(loaded.plans, options.shadowPlans);
   if (unknownShadow.length > 0) throw new Error(`SHADOW_PLANS names no plan of PLANS_FILE ${file}: ${unknownShadow.join(', ')}`);
   let pending: Promise<void> | undefined;
+  /** What requests wait for: `pending`, for `MAX_WAIT_MS` at most (a file that never stands still holds no request longer). */
+  let waited: Promise<void> | undefined;
   const { source } = options;
+  const clock = options.clock ?? REAL_CLOCK;
+  const settleMs = options.settleMs ?? SETTLE_MS;
 
   const apply = (next: LoadedPlans) => {
     const before = loaded.plans;
@@ -97,26 +112,55 @@ export function watchPlans(file: string, options: PlansSourceOptions = {}): Plan
   };
   const fail = (error: unknown) => publishPlansReload({ source, outcome: 'failed', file, version: loaded.version, error });
 
-  /** Looks at the file: a change is applied now, or its read in a worker thread is started. */
+  type Outcome = { readonly loaded: LoadedPlans } | { readonly error: unknown };
+  const readNow = (): Outcome => {
+    try {
+      return { loaded: loadPlansFile(file, context) };
+    } catch (error) {
+      return { error };
+    }
+  };
+  /** A read of the file as it is: on the loop, or in a worker thread when it is large. */
+  const read = (): Outcome | Promise<Outcome> =>
+    stampSize(statStamp(file)) > OFF_THREAD_BYTES
+      ? loadOffThread(file, context).then(
+          (loaded) => ({ loaded }),
+          (error: unknown) => ({ error }),
+        )
+      : readNow();
+  /** What a read found, to tell two reads apart: the content's hash, or why it is not valid. */
+  const identityOf = (outcome: Outcome) => ('loaded' in outcome ? outcome.loaded.version.hash : `invalid: ${String(outcome.error)}`);
+  /** The outcome of a whole version of the file (or of its absence) put in force. */
+  const settle = (whole: WholeRead<Outcome>) => {
+    stamp = whole.stamp;
+    if (!('read' in whole)) publishPlansReload({ source, outcome: 'missing', file, version: loaded.version });
+    else if ('loaded' in whole.read) apply(whole.read.loaded);
+    else fail(whole.read.error);
+  };
+
+  /**
+   * Looks at the file. A change is taken only once it is whole (`readWhole`): two reads `settleMs`
+   * apart found it the same. One whose last write is long past, and small, is read and applied
+   * now, on the loop; any other is waited for (`reloading`).
+   */
   function refresh(): void {
     if (pending !== undefined) return;
     const next = look();
     if (next === stamp) return;
-    stamp = next;
-    if (next === 'missing') publishPlansReload({ source, outcome: 'missing', file, version: loaded.version });
-    else if (stampSize(next) > OFF_THREAD_BYTES)
-      pending = loadOffThread(file, context)
-        .then(apply, fail)
-        .finally(() => {
-          pending = undefined;
-        });
-    else {
-      try {
-        apply(loadPlansFile(file, context));
-      } catch (error) {
-        fail(error);
-      }
+    if (next === 'missing') return settle({ stamp: next });
+    if (stampSize(next) <= OFF_THREAD_BYTES && longStill(next, clock, settleMs)) {
+      const outcome = readNow();
+      if (statStamp(file) === next) return settle({ stamp: next, read: outcome });
     }
+    const reading = (pending = readWhole(file, next, read, identityOf, clock, settleMs)
+      .then(settle)
+      .finally(() => {
+        pending = undefined;
+      }));
+    waited = Promise.race([reading, clock.sleep(MAX_WAIT_MS)]).then(() => {
+      if (waited === bounded) waited = undefined;
+    });
+    const bounded = waited;
   }
   return {
     current() {
@@ -125,7 +169,7 @@ export function watchPlans(file: string, options: PlansSourceOptions = {}): Plan
     },
     reloading() {
       refresh();
-      return pending;
+      return waited;
     },
     version: () => loaded.version,
   };

@@ -85,8 +85,27 @@ test('an invalid plans file is refused with every problem named', () => {
   writeFileSync(file, JSON.stringify({ plans: { free: { minute: -1, day: 'x' } }, anonymous: {} }));
   assert.throws(
     () => readPlansFile(file),
-    (error: Error) => /plans\.free\.minute/.test(error.message) && /plans\.pro/.test(error.message) && /anonymous\.minute/.test(error.message),
+    (error: Error) => /plans\.free\.minute/.test(error.message) && /plans\.free\.day/.test(error.message) && /anonymous\.minute/.test(error.message),
   );
+});
+
+test('plans by any name (issue 39, 3.1): none of the four required; at least one, each named as a header carries it', () => {
+  const file = join(temporaryDir('plans-'), 'plans.json');
+  const write = (plans: Record<string, unknown>) => writeFileSync(file, JSON.stringify({ plans, anonymous: { minute: 1, day: 1 } }));
+  write({ startup: { minute: 7, day: 100 } });
+  assert.deepEqual(Object.keys(readPlansFile(file).plans), ['startup']);
+  write({});
+  assert.throws(() => readPlansFile(file), /plans: holds no plan/);
+  write({ 'gold\r\nx': { minute: 1, day: 1 } });
+  assert.throws(() => readPlansFile(file), /plans/);
+});
+
+test('a key naming no plan of the file: `has` says so, and its terms refuse everything (the admin API reads keys of removed plans)', () => {
+  const plans = createPlans(SHIPPED);
+  assert.equal(plans.has('pro'), true);
+  assert.equal(plans.has('startup'), false);
+  assert.equal(plans.has('constructor'), false);
+  assert.deepEqual(limitsOf(plans.forIdentity(identity('startup'))), { minute: 0, day: 0 });
 });
 
 test('anonymous clients: per IPv4 address, per IPv6 /64', () => {

@@ -6,24 +6,13 @@ import {
   monthWindow,
   type BanPolicy,
   type KeyHolder,
+  type KeyTerms,
   type Layer,
   type Policy,
   type WindowPolicy,
 } from '../ratelimit/index.js';
 import { own, type PlansFile } from './plans-file.js';
 import { watchPlans, type PlansSourceOptions } from './plans-source.js';
-
-/** What limits a key's request: its account's policy, the units it spends, its layers, shadow or not. */
-export interface KeyTerms {
-  /** The account's policy, named after its plan: its sliding windows, its month, its bans. */
-  readonly policy: Policy;
-  /** Units the operation spends of every window (the plan's `cost`; 1 when it names none). */
-  readonly cost: number;
-  /** The plan is computed and charged, never enforced (`shadow`, `SHADOW_PLANS`, or the account's switch). */
-  readonly shadow: boolean;
-  /** The operation's ceiling, shared by every caller, when the file has one. */
-  readonly layers: readonly Layer[];
-}
 
 /** What the file is checked against, and `SHADOW_PLANS`: plans computed and charged, never enforced. */
 export type PlansOptions = PlansSourceOptions;
@@ -50,6 +39,9 @@ function ceilingOf(p: PlansFile, operationId: string): Layer[] {
 /** Every operation ceiling of `p`, as layers. */
 const ceilingsOf = (p: PlansFile): Layer[] => Object.keys(p.operations).flatMap((operationId) => ceilingOf(p, operationId));
 
+/** The terms of a plan the file does not have: nothing passes. */
+const NO_PLAN: PlansFile['plans'][string] = { minute: 0, day: 0 };
+
 /**
  * A key's terms for a request of `operationId` under the plans `p`. The account's terms first
  * (its plan, its own limits), then the limits signed into the key, then its plan's, window by
@@ -58,7 +50,9 @@ const ceilingsOf = (p: PlansFile): Layer[] => Object.keys(p.operations).flatMap(
 function termsOf(p: PlansFile, holder: KeyHolder, operationId: string | undefined, shadowPlans: ReadonlySet<string> | undefined): KeyTerms {
   const account = own(p.accounts, holder.subject);
   const name = account?.plan ?? holder.plan;
-  const plan = own(p.plans, name) ?? (own(p.plans, holder.plan) as PlansFile['plans'][string]);
+  // A key naming no plan of the file is refused before it is limited (`has`); the admin API still
+  // reads keys seen before a plan was removed: they get windows of 0, which refuse everything.
+  const plan = own(p.plans, name) ?? NO_PLAN;
   const signed = holder.limits;
   const windows = windowsOf({
     minute: account?.minute ?? signed?.minute ?? plan.minute,
@@ -118,6 +112,10 @@ export function createPlans(file: string, options: PlansOptions = {}) {
     /** The key's policy: its account's windows and bans (`forKey`'s). */
     forIdentity(holder: KeyHolder): Policy {
       return terms.forKey(holder, undefined).policy;
+    },
+    /** True when the file in force has a plan of that name (a key naming none is refused). */
+    has(plan: string): boolean {
+      return own(current().plans, plan) !== undefined;
     },
     /** Every operation ceiling, as layers (`GET /v1/usage` reports them). */
     ceilings(): Layer[] {

@@ -27,6 +27,12 @@ export interface WindowReading {
   readonly windowMs: number;
   readonly remaining: number;
   readonly resetAt: number;
+  /**
+   * A peek's month on Redis, when some of its units were charged to leases of gateway processes
+   * that have not said what they used (given up, or not given back yet): counted, so never more
+   * than the limit is admitted, but not known to be used (billing shows them apart).
+   */
+  readonly unaccounted?: number | undefined;
 }
 
 /** What the limiter decided, as a value: only infrastructure failures throw. Made by `decision()`. */

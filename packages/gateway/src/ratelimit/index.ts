@@ -11,10 +11,19 @@
  */
 export { createCalendar, isTimeZone, type Calendar, type Day } from './calendar.js';
 export { decision, heldDecision, isDegraded, type DecisionKind, type DecisionSource, type RateDecision, type WindowReading } from './decision.js';
-export { createSharedLimiter, RateLimitUnavailableError, type FailurePolicy, type SharedLimiterOptions } from './front/index.js';
+export {
+  createRedisViews,
+  createSharedLimiter,
+  mergeUsed,
+  RateLimitUnavailableError,
+  type FailurePolicy,
+  type RedisViews,
+  type SharedLimiterOptions,
+  type UsedBySubject,
+} from './front/index.js';
 export { exhaustedWindows, rateLimitHeaders, retryAfterSeconds } from './http/index.js';
 export { accountKey, anonymousKey, anonymousSubject, ceilingSubject, limitSubject, usageKey, type KeyHolder, type LimitKey } from './limit-key.js';
-export type { Limiter, LimitRequest } from './limiter.js';
+export { CheckFaultError, type Limiter, type LimitRequest } from './limiter.js';
 export { createMemoryLimiter, DEFAULT_MAX_ADDRESSES, type MemoryLimiter, type MemoryLimiterOptions } from './memory/index.js';
 export {
   dayWindow,
@@ -30,5 +39,5 @@ export {
   type WindowKind,
   type WindowPolicy,
 } from './policy.js';
-export { createRateLimiting, USAGE_POLICY, type RateLimiting } from './rate-limiting.js';
+export { createRateLimiting, USAGE_POLICY, type KeyTerms, type PlanTerms, type RateLimiting } from './rate-limiting.js';
 export { createBanLifter, createRedisLimiter, type RedisLimiterOptions } from './redis/index.js';

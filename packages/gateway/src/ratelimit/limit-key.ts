@@ -6,8 +6,9 @@ export interface KeyHolder {
   readonly subject: string;
   /** The key: bans apply to it. */
   readonly keyId: string;
-  readonly plan: 'free' | 'pro' | 'business' | 'enterprise';
-  /** Limits signed into an enterprise key. */
+  /** The plan the key names (any name the plans file has). */
+  readonly plan: string;
+  /** Limits signed into the key. */
   readonly limits?: { readonly minute?: number | undefined; readonly day?: number | undefined } | undefined;
 }
 

@@ -50,3 +50,15 @@ export interface Limiter {
    */
   warm?(): Promise<void>;
 }
+
+/**
+ * This request alone could not be decided: its engine answered, and could not take it (a policy
+ * it cannot read, say). The other requests of its batch were decided; this one gets the failure
+ * policy, and it says nothing of the engine's health (no circuit breaker counts it).
+ */
+export class CheckFaultError extends Error {
+  constructor(cause: unknown) {
+    super('this request could not be decided', { cause });
+    this.name = 'CheckFaultError';
+  }
+}

@@ -1,9 +1,36 @@
 import type { PlansVersion } from '../events/index.js';
-import type { Plans } from '../plans/index.js';
 import type { RateDecision } from './decision.js';
 import { accountKey, anonymousKey, limitSubject, usageKey, type KeyHolder, type LimitKey } from './limit-key.js';
 import type { Limiter } from './limiter.js';
-import { minuteAndDay, type Policy } from './policy.js';
+import { minuteAndDay, type Layer, type Policy } from './policy.js';
+
+/** What limits a key's request: its account's policy, the units it spends, its layers, shadow or not. */
+export interface KeyTerms {
+  /** The account's policy, named after its plan: its sliding windows, its month, its bans. */
+  readonly policy: Policy;
+  /** Units the operation spends of every window (the plan's `cost`; 1 when it names none). */
+  readonly cost: number;
+  /** The plan is computed and charged, never enforced (`shadow`, `SHADOW_PLANS`, or the account's switch). */
+  readonly shadow: boolean;
+  /** The operation's ceiling, shared by every caller, when the file has one. */
+  readonly layers: readonly Layer[];
+}
+
+/**
+ * What the limits ask of the plans in force (`plans/`'s `createPlans` is them): the terms of a
+ * key, the ceilings, the anonymous policy, and whether a change is being read.
+ */
+export interface PlanTerms {
+  /** While a changed large file is being read, what settles once it applies; `undefined` otherwise. */
+  reloading(): Promise<unknown> | undefined;
+  version(): PlansVersion;
+  forKey(holder: KeyHolder, operationId: string | undefined): KeyTerms;
+  /** True when the plans in force have a plan of that name. */
+  has(plan: string): boolean;
+  ceilings(): readonly Layer[];
+  costs(holder: KeyHolder): Readonly<Record<string, number>>;
+  anonymous(): Policy;
+}
 
 /** The pipeline's view: decide for a verified identity, or for an anonymous client address. */
 export interface RateLimiting {
@@ -12,6 +39,8 @@ export interface RateLimiting {
    * trip (a revoked key's decision says `revoked`): the authenticator then leaves Redis alone.
    */
   readonly checksRevocation: boolean;
+  /** True when the plans in force have the plan a key names: a key naming none is refused (401). */
+  knowsPlan(plan: string): boolean;
   /** Charges the request of `operationId` to the key's account, at its plan's cost of that operation. */
   forIdentity(identity: KeyHolder, operationId?: string): Promise<RateDecision>;
   /**
@@ -43,7 +72,7 @@ function storageOf(key: LimitKey): { subject: string; keyId: string | undefined 
  * Limits per account (`sub`) with bans per key (`jti`); anonymous requests per client IP (IPv6
  * per /64). What refusals mean for key verification is the key guard's (`pipeline/steps/key-guard.ts`).
  */
-export function createRateLimiting(limiter: Limiter, plans: Plans, options: { readonly checksRevocation?: boolean } = {}): RateLimiting {
+export function createRateLimiting(limiter: Limiter, plans: PlanTerms, options: { readonly checksRevocation?: boolean } = {}): RateLimiting {
   const checkRevoked = options.checksRevocation === true;
   const warm = limiter.warm?.bind(limiter);
   // A request that finds a large changed plans file being read waits for it: the change applies
@@ -70,6 +99,7 @@ export function createRateLimiting(limiter: Limiter, plans: Plans, options: { re
     ...(warm === undefined ? {} : { warm }),
     checksRevocation: checkRevoked,
     plansVersion: () => plans.version(),
+    knowsPlan: (plan) => plans.has(plan),
     forIdentity,
     peekIdentity,
     termsOf(identity) {

@@ -20,6 +20,11 @@ export function redisKeyNames(prefix: string) {
      * Every gateway moves a key into `revoked` when its date comes (auth/revocations.ts).
      */
     revokedLater: `${prefix}:revoked:later`,
+    /**
+     * Channel on which a gateway process refused for units leased to others and not given back asks
+     * for them (`[holder, subject]`, JSON): each process holding a lease of the account gives it back.
+     */
+    leaseRecalls: `${prefix}:leases:recall`,
     /** HASH of the accounts seen on a day (`YYYY-MM-DD`, `QUOTA_TIME_ZONE`): account → the key last seen (admin/ledger/). */
     seenOn: (date: string) => `${prefix}:admin:seen:${date}`,
     /** HASH of every key seen: `jti` → its account (bounded by the keys the operator issued). */

@@ -1,5 +1,5 @@
 import { publishRedisCommand, publishRedisHealth } from '../events/index.js';
-import type { RedisClient } from './redis-client.js';
+import type { RedisClient } from './redis-client-api.js';
 
 /**
  * `client` with each command published (`redis command`: its duration, whether it answered) and

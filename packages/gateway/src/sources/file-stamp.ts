@@ -32,12 +32,20 @@ export function fileStamp(file: string): () => string {
   let lookedIn = -1;
   return () => {
     if (turnOpen && lookedIn === turn) return stamp;
-    const stats = statSync(file, { throwIfNoEntry: false });
-    stamp = stats === undefined ? 'missing' : `${stats.ino}:${stats.size}:${stats.mtimeMs}`;
+    stamp = statStamp(file);
     lookedIn = turnOpen ? turn : -1;
     return stamp;
   };
 }
+
+/** The identity of `file` now (inode, size, mtime), or `missing`: one `stat`, never shared. */
+export function statStamp(file: string): string {
+  const stats = statSync(file, { throwIfNoEntry: false });
+  return stats === undefined ? 'missing' : `${stats.ino}:${stats.size}:${stats.mtimeMs}`;
+}
+
+/** When the file a stamp of `fileStamp` records was last written (ms since the epoch; `NaN` for `missing`). */
+export const stampModified = (stamp: string): number => (stamp === 'missing' ? Number.NaN : Number(stamp.split(':')[2]));
 
 /** The size in bytes that a stamp of `fileStamp` records (0 for `missing`). */
 export const stampSize = (stamp: string): number => (stamp === 'missing' ? 0 : Number(stamp.split(':')[1]));

@@ -1,74 +1,72 @@
-import cluster, { type Worker } from 'node:cluster';
 import type { Logger } from 'pino';
-import { workerChannel } from './channels.js';
-import { answerQuestions, ask, isMessage } from './ipc.js';
-import { exitFields, howItExited, type Generation, type Member, type Pool, type Started } from './members.js';
-import { rollTo as roll } from './rolling-reload.js';
+import { PLACEMENT_VARIABLE } from '../assembly/placement.js';
+import { crashLoop, createDeathCount, DEATH_WINDOW_MS } from './deaths.js';
+import { allListening, exitFields, howItExited, type Generation, type Member, type Pool } from './members.js';
+import { reloadWorkers } from './rolling-reload.js';
+import { scheduleConnections, spawnClusterWorker, type Spawn } from './spawn.js';
+import { createWorkerMember, retireMember, stopMember } from './worker-member.js';
 
 export interface SupervisorOptions {
   readonly logger: Logger;
-  /** Called for every worker forked, before it runs: where a part of the primary that serves workers attaches. */
-  readonly onFork?: ((worker: Worker) => void) | undefined;
+  /** Called for every worker forked, before it runs: where the primary's services attach to its port. */
+  readonly onFork?: ((member: Member) => void) | undefined;
   /** A worker that handed over sends its counters before it exits: the metrics keep them in the totals. */
   readonly onFinalMetrics?: ((workerId: number, metrics: unknown) => void) | undefined;
-  /** A worker exited unasked after it listened. */
+  /** A worker exited unasked after it listened (not one of a reload under way, whose death fails it). */
   readonly onDeath?: (() => void) | undefined;
+  /** How a worker is started: node:cluster's fork (tests drive workers of their own). */
+  readonly spawn?: Spawn | undefined;
+  /** The clock of the crash-loop count; tests inject one. */
+  readonly now?: (() => number) | undefined;
 }
-
-/** More deaths than this within `DEATH_WINDOW_MS` is a crash loop: the gateway stops (exit 1). */
-export const MAX_DEATHS = 5;
-export const DEATH_WINDOW_MS = 60_000;
-/** How long a worker may take to answer a question (its readiness asks the upstream, bounded to 1 s). */
-const ANSWER_TIMEOUT_MS = 2_000;
-/** Past its own deadline, how long a stopping worker is given before SIGKILL. */
-const KILL_GRACE_MS = 5_000;
 
 /**
  * The primary's workers: forks them, announces the gateway once all listen, replaces a worker that
  * dies (and stops the gateway in a crash loop), replaces them one at a time on a reload, and
  * stops them on a signal. The workers share the primary's listening socket (node:cluster), so a
  * worker's replacement listens before the worker it replaces lets go.
+ *
+ * One change of the workers at a time: the start, a replacement, a reload each wait for the one
+ * before (`serially`), so none counts workers another is still starting, and the gateway never
+ * runs more than `WORKERS` (but for a reload's one extra, between a new worker and the old one it
+ * replaces). A worker of a reload's new settings that dies before the reload is over fails it:
+ * the workers go back to the settings in force, and its death is the reload's, not a crash.
  */
 export function createSupervisor(options: SupervisorOptions) {
   const { logger } = options;
+  const spawn = options.spawn ?? spawnClusterWorker;
   const members = new Map<number, Member>();
+  /** The settings in force: replacements are forked with them. */
   let current: Generation | undefined;
   let phase: 'starting' | 'running' | 'stopping' = 'starting';
-  const deaths: number[] = [];
-  let reloading = false;
-  let pendingReload: Generation | undefined;
+  const deaths = createDeathCount(options.now);
+  /** The settings a reload under way rolls the workers to, and why it must stop, once it must. */
+  let rolling: { readonly target: Generation; failure: string | undefined } | undefined;
+  let queue: Promise<unknown> = Promise.resolve();
+  let queuedReload: { next: Generation } | undefined;
   let stopped: (() => void) | undefined;
   /** Set by a crash loop: the exit code the gateway stops with. */
   let failure: number | undefined;
   const failureListeners: ((code: number) => void)[] = [];
 
+  /** Runs `task` once every change of the workers asked before it is over. */
+  function serially<T>(task: () => Promise<T>): Promise<T> {
+    const run = queue.then(task);
+    queue = run.catch(() => {});
+    return run;
+  }
+
   function fork(settings: Generation): Member {
-    const worker = cluster.fork(settings.overrides);
-    let settle: (started: Started) => void = () => {};
-    const member: Member = {
-      worker,
-      pid: worker.process.pid as number,
-      settings,
-      state: 'starting',
-      listening: undefined,
-      started: new Promise((resolve) => (settle = resolve)),
-    };
-    members.set(worker.id, member);
-    options.onFork?.(worker);
-    const channel = workerChannel(worker);
-    answerQuestions(channel, { 'others-readiness': () => othersReadiness(worker.id) });
-    worker.on('message', (message: unknown) => {
-      if (isMessage(message, 'gateway:listening') && member.state === 'starting') {
-        member.state = 'listening';
-        member.listening = message;
-        settle({ ok: true });
-      } else if (isMessage(message, 'gateway:final-metrics')) options.onFinalMetrics?.(worker.id, message.metrics);
+    // Each worker is told where the state lives: it never works it out again (WORKERS=auto, say).
+    const member = createWorkerMember(spawn({ ...settings.overrides, [PLACEMENT_VARIABLE]: JSON.stringify(settings.placement) }), settings, {
+      onFinalMetrics: options.onFinalMetrics,
+      onExit: (code, signal) => {
+        members.delete(member.id);
+        exited(member, code, signal);
+      },
     });
-    worker.on('exit', (code: number | null, signal: string | null) => {
-      members.delete(worker.id);
-      settle({ ok: false, code, signal });
-      exited(member, code, signal);
-    });
+    members.set(member.id, member);
+    options.onFork?.(member);
     return member;
   }
 
@@ -83,34 +81,28 @@ export function createSupervisor(options: SupervisorOptions) {
     }
     // One that had not listened yet is reported by whoever waits for it to start.
     if (member.state !== 'listening') return;
+    const how = howItExited(code, signal);
+    if (rolling !== undefined && member.settings === rolling.target) {
+      rolling.failure ??= `worker ${member.id} (pid ${member.pid}) of the new settings died (${how})`;
+      logger.error(exitFields(member, code, signal), `worker ${member.id} of the new settings died (${how}); the reload goes back to the settings in force`);
+      return;
+    }
     options.onDeath?.();
-    logger.error(exitFields(member, code, signal), `worker ${member.worker.id} died (${howItExited(code, signal)}); starting another`);
-    void replaceDead();
+    logger.error(exitFields(member, code, signal), `worker ${member.id} died (${how}); starting another`);
+    void serially(() => replaceDead());
   }
 
-  /** Counts a death; false when it makes a crash loop (then the gateway is stopping). */
-  function countDeath(): boolean {
-    const now = Date.now();
-    deaths.push(now);
-    while ((deaths[0] as number) < now - DEATH_WINDOW_MS) deaths.shift();
-    if (deaths.length <= MAX_DEATHS) return true;
-    logger.fatal(
-      { deaths: deaths.length, windowMs: DEATH_WINDOW_MS },
-      `gateway stopping: ${deaths.length} workers died within ${DEATH_WINDOW_MS / 1000} s, a crash loop; see the lines above for why`,
-    );
-    fail(1);
-    return false;
-  }
-
+  /** Forks workers of the settings in force until there are `WORKERS` again, each counted as a death's replacement. */
   async function replaceDead(): Promise<void> {
-    while (phase === 'running' && current !== undefined && countDeath()) {
+    while (phase === 'running' && current !== undefined && [...members.values()].filter((member) => member.state !== 'retiring').length < current.workers) {
+      if (!deaths.count()) {
+        logger.fatal({ deaths: deaths.recent, windowMs: DEATH_WINDOW_MS }, crashLoop(deaths.recent));
+        return fail(1);
+      }
       const fresh = fork(current);
       const started = await fresh.started;
-      if (started.ok) {
-        logger.info({ worker: fresh.worker.id, pid: fresh.pid }, 'worker replaced');
-        return;
-      }
-      logger.error(exitFields(fresh, started.code, started.signal), 'the new worker exited before it listened');
+      if (started.ok) logger.info({ worker: fresh.id, pid: fresh.pid }, 'worker replaced');
+      else logger.error(exitFields(fresh, started.code, started.signal), 'the new worker exited before it listened');
     }
   }
 
@@ -119,79 +111,40 @@ export function createSupervisor(options: SupervisorOptions) {
     for (const listener of failureListeners) listener(code);
   }
 
-  /** The workers that are not ready, asked through the primary by a worker's `/readyz`; empty when all are. */
-  async function othersReadiness(askerId: number): Promise<string[]> {
-    const others = [...members.values()].filter((member) => member.worker.id !== askerId && member.state !== 'retiring');
-    const answers = await Promise.all(
-      others.map(async (member) => {
-        const name = `worker ${member.worker.id}`;
-        // Until the gateway is up, a worker still starting is not ready; later it is a replacement, not yet serving.
-        if (member.state === 'starting') return phase === 'starting' ? `${name} (starting)` : undefined;
-        const answer = await ask(workerChannel(member.worker), 'readiness', ANSWER_TIMEOUT_MS);
-        if (answer === true) return undefined;
-        return Array.isArray(answer) ? `${name} (${answer.join(', ')})` : `${name} (no answer)`;
-      }),
-    );
-    return answers.filter((down): down is string => down !== undefined);
-  }
-
-  /** Tells a listening worker to hand its connections over and exit; SIGKILL if it is still there well past its deadline. */
-  function retire(member: Member): void {
-    member.state = 'retiring';
-    workerChannel(member.worker).send({ type: 'gateway:hand-over' });
-    const kill = setTimeout(() => member.worker.process.kill('SIGKILL'), member.settings.config.shutdownTimeoutMs + KILL_GRACE_MS);
-    kill.unref();
-    member.worker.once('exit', () => clearTimeout(kill));
-  }
-
-  function listeningMembers(): Member[] {
-    return [...members.values()].filter((member) => member.state === 'listening');
-  }
-
-  const pool: Pool = { fork, retire, listening: listeningMembers, running: () => phase === 'running' };
-
-  /** Rolls the workers over to `target`: the settings in force from now on, also for replacements. */
-  function rollTo(target: Generation): Promise<string | undefined> {
-    current = target;
-    return roll(pool, target);
-  }
+  const listening = (): Member[] => [...members.values()].filter((member) => member.state === 'listening');
+  const pool: Pool = {
+    fork,
+    retire: retireMember,
+    listening,
+    running: () => phase === 'running',
+    inForce: (settings, rollingTo) => {
+      current = settings;
+      rolling = rollingTo === undefined ? undefined : { target: rollingTo, failure: undefined };
+    },
+    failure: () => rolling?.failure,
+  };
 
   return {
     /**
      * Forks the workers and resolves once every one listens, after the `gateway listening` line.
      * Rejects with the exit code the gateway must stop with when one exits before it listens.
      */
-    async start(settings: Generation): Promise<void> {
-      current = settings;
-      // How new connections reach the workers, fixed for the process's life at the first fork.
-      // Several workers: the primary accepts each and hands it to the next worker in turn (round
-      // robin: an even spread, where the kernel would give most of a burst to one worker). One
-      // worker: it accepts on the primary's socket itself, as a single process does. Handing
-      // over costs an IPC round trip per connection, one at a time per worker: under a CPU hog
-      // a burst of 3,000 new connections took 60 s instead of 11, and its requests no longer
-      // shared Redis round trips (ratelimit-burst.test.ts).
-      cluster.schedulingPolicy = settings.workers === 1 ? cluster.SCHED_NONE : cluster.SCHED_RR;
-      const forked = Array.from({ length: settings.workers }, () => fork(settings));
-      await new Promise<void>((resolve, reject) => {
-        failureListeners.push((code) => reject(code));
-        let waiting = forked.length;
-        for (const member of forked) {
-          void member.started.then((started) => {
-            if (phase !== 'starting') return;
-            if (!started.ok) {
-              // 2: invalid settings or files (exitWithProblems), 1: a listen failure; a signal or a
-              // clean exit before listening counts as a failure too.
-              fail(started.code !== null && started.code !== 0 ? started.code : 1);
-              return;
-            }
-            if (--waiting === 0) resolve();
-          });
+    start(settings: Generation): Promise<void> {
+      return serially(async () => {
+        current = settings;
+        if (options.spawn === undefined) scheduleConnections(settings.workers);
+        const forked = Array.from({ length: settings.workers }, () => fork(settings));
+        const code = await Promise.race([allListening(forked), new Promise<number>((resolve) => failureListeners.push(resolve))]);
+        if (code !== undefined) {
+          if (failure === undefined) fail(code);
+          throw code;
         }
+        phase = 'running';
+        const serving = listening();
+        const { url, details } = serving[0]?.listening ?? { url: '', details: {} };
+        // One that listened and died while the others started is replaced next (its death queued it).
+        logger.info({ url, ...details, workers: serving.length, pids: serving.map((member) => member.pid) }, 'gateway listening');
       });
-      phase = 'running';
-      const [first] = forked;
-      const { url, details } = first?.listening ?? { url: '', details: {} };
-      logger.info({ url, ...details, workers: forked.length, pids: forked.map((member) => member.pid) }, 'gateway listening');
     },
 
     /** Calls `listener` with the exit code when the gateway must stop on its own (a crash loop). */
@@ -201,48 +154,32 @@ export function createSupervisor(options: SupervisorOptions) {
     },
 
     /**
-     * Rolls the workers over to `next` (SIGHUP); a reload asked during another runs after it.
-     * Resolves with the settings in force once this reload (and any queued behind it) is over;
-     * `undefined` when it was queued behind another (that one's caller learns the outcome).
+     * Rolls the workers over to `next` (SIGHUP), once every change asked before it is over; of
+     * several asked meanwhile, the last. Resolves with the settings in force after it; `undefined`
+     * when a later one took its place (that one's caller learns the outcome).
      */
-    async reload(next: Generation): Promise<Generation | undefined> {
-      if (phase !== 'running') {
+    reload(next: Generation): Promise<Generation | undefined> {
+      if (queuedReload !== undefined) {
+        queuedReload.next = next;
+        logger.info({}, 'reload queued: another is under way');
+        return Promise.resolve(undefined);
+      }
+      const queued = (queuedReload = { next });
+      return serially(async () => {
+        queuedReload = undefined;
+        if (phase === 'running' && current !== undefined) return reloadWorkers(pool, current, queued.next, logger);
         logger.warn({}, `reload ignored: the gateway is ${phase}`);
         return current;
-      }
-      if (reloading) {
-        pendingReload = next;
-        logger.info({}, 'reload queued: another is under way');
-        return undefined;
-      }
-      reloading = true;
-      const previous = current as Generation;
-      logger.info({ workers: next.workers }, 'gateway reloading');
-      const problem = await rollTo(next);
-      if (problem === undefined) {
-        const serving = listeningMembers();
-        logger.info({ workers: serving.length, pids: serving.map((member) => member.pid) }, 'gateway reloaded');
-      } else if (phase === 'running') {
-        logger.error({ problem }, `reload failed: ${problem}; the workers keep the settings they had`);
-        const back = await rollTo(previous);
-        if (back !== undefined) logger.error({ problem: back }, `returning to the previous settings failed too: ${back}`);
-      }
-      reloading = false;
-      const again = pendingReload;
-      pendingReload = undefined;
-      if (again !== undefined) return this.reload(again);
-      return current;
+      });
     },
 
-    /** Workers that listen and serve, the oldest first (none handing over in a reload). */
-    listening(): Worker[] {
-      return listeningMembers().map((member) => member.worker);
+    /** Every worker, the oldest first. */
+    members(): Member[] {
+      return [...members.values()];
     },
 
-    /** Workers that serve or finish serving: those whose counters count. */
-    serving(): Worker[] {
-      return [...members.values()].filter((member) => member.state !== 'starting').map((member) => member.worker);
-    },
+    /** True until every first worker listens. */
+    starting: () => phase === 'starting',
 
     /** SIGTERM to every worker (each drains within SHUTDOWN_TIMEOUT_MS); resolves when all have exited. */
     stop(): Promise<void> {
@@ -250,12 +187,7 @@ export function createSupervisor(options: SupervisorOptions) {
       return new Promise<void>((resolve) => {
         if (members.size === 0) return resolve();
         stopped = resolve;
-        for (const { worker, settings } of members.values()) {
-          worker.process.kill('SIGTERM');
-          const kill = setTimeout(() => worker.process.kill('SIGKILL'), settings.config.shutdownTimeoutMs + KILL_GRACE_MS);
-          kill.unref();
-          worker.once('exit', () => clearTimeout(kill));
-        }
+        for (const member of members.values()) stopMember(member);
       });
     },
   };

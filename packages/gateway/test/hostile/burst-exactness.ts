@@ -1,12 +1,11 @@
-import { freePort, startCpuHog, type CpuHog } from '@animal-store/testkit';
-import { Agent, request } from 'undici';
-import { startStack, type Stack } from './stack.js';
+import { freePort, startCpuHog, type BurstCounts, type CpuHog } from '@animal-store/testkit';
+import { burstOnStack, startStack, type Stack } from './stack.js';
 
 /** What a burst is checked against: the plan's minute limit and the answers expected. */
 const PLANS = { free: 60, business: 1000 } as const;
 
 /** A burst's answers by status (0: no answer at all). */
-export type Counts = Record<number, number>;
+export type Counts = BurstCounts;
 
 export interface ExactnessOptions {
   /** `RATE_LIMIT_ON_REDIS_FAILURE` of both gateways. */
@@ -57,7 +56,7 @@ export async function burstsOnFreshGateways(options: ExactnessOptions): Promise<
       const limit = PLANS[plan];
       const { token } = await stack.keyring.issue({ plan, sub: `exact-${options.policy}-${options.hog ? 'hog' : 'quiet'}-${i}` });
       const started = performance.now();
-      const counts = await burst(stack, options.requests, token);
+      const counts = await burstOnStack(stack, options.requests, token);
       const expected = { 200: limit, 429: options.requests - limit };
       outcomes.push({ plan, limit, counts, expected });
       options.report?.(
@@ -69,39 +68,6 @@ export async function burstsOnFreshGateways(options: ExactnessOptions): Promise<
   } finally {
     await stack?.close();
     await hog?.stop();
-  }
-}
-
-/**
- * `count` requests at once on `token`, half to each gateway, each on a connection of its own
- * (a client pool of the burst's own: a connection kept alive from an earlier burst may be closed
- * by the gateway's keep-alive timeout just as it is reused, which says nothing of the limits).
- */
-export async function burst(stack: Stack, count: number, token: string): Promise<Counts> {
-  const dispatcher = new Agent({ keepAliveTimeout: 1000 });
-  const noAnswer = new Map<string, number>();
-  try {
-    const statuses = await Promise.all(
-      Array.from({ length: count }, (_, i) =>
-        request(`${(stack.gateways[i % 2] as Stack['gateways'][number]).url}/v1/pets?limit=1`, {
-          headers: { authorization: `Bearer ${token}` },
-          dispatcher,
-        }).then(
-          async (res) => (await res.body.arrayBuffer(), res.statusCode),
-          (error: unknown) => {
-            const reason = (error as { code?: string }).code ?? String(error);
-            noAnswer.set(reason, (noAnswer.get(reason) ?? 0) + 1);
-            return 0;
-          },
-        ),
-      ),
-    );
-    if (noAnswer.size > 0) console.log(`# requests without an answer: ${JSON.stringify(Object.fromEntries(noAnswer))}`);
-    const counts: Counts = {};
-    for (const status of statuses) counts[status] = (counts[status] ?? 0) + 1;
-    return counts;
-  } finally {
-    await dispatcher.close();
   }
 }
 

@@ -4,9 +4,8 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { redisSkipReason, startCpuHog, temporaryDir, type CpuHog } from '@animal-store/testkit';
-import { Agent, request } from 'undici';
 import { REPETITIONS } from './repetitions.js';
-import { startStack, type Stack } from './stack.js';
+import { burstOnStack, startStack, type Stack } from './stack.js';
 
 // Issue 21 under the hostile suite's burst: units and operation ceilings are as exact across two
 // gateway processes on one Redis as requests are, with every core kept busy. REPETITIONS bursts
@@ -44,28 +43,6 @@ describe('hostile layers: a cost of 5 and a shared ceiling, over two gateway pro
     await hog?.stop();
   });
 
-  async function burst(token: string): Promise<Record<number, number>> {
-    const dispatcher = new Agent({ keepAliveTimeout: 1000 });
-    try {
-      const statuses = await Promise.all(
-        Array.from({ length: REQUESTS }, (_, i) =>
-          request(`${(stack.gateways[i % 2] as Stack['gateways'][number]).url}/v1/pets?limit=1`, {
-            headers: { authorization: `Bearer ${token}` },
-            dispatcher,
-          }).then(
-            async (res) => (await res.body.arrayBuffer(), res.statusCode),
-            () => 0,
-          ),
-        ),
-      );
-      const counts: Record<number, number> = {};
-      for (const status of statuses) counts[status] = (counts[status] ?? 0) + 1;
-      return counts;
-    } finally {
-      await dispatcher.close();
-    }
-  }
-
   test(`${BURSTS} bursts of ${REQUESTS}: exactly 200 (the plan, in units) or 150 (the ceiling) admitted each time`, { timeout: 600_000 }, async () => {
     let admitted = 0;
     const wrong: string[] = [];
@@ -74,7 +51,7 @@ describe('hostile layers: a cost of 5 and a shared ceiling, over two gateway pro
       writePlans(admitted + (i % 2 === 0 ? 1000 : 150));
       const { token } = await stack.keyring.issue({ plan: 'business', sub: `hostile-layers-${i}` });
       const started = performance.now();
-      const counts = await burst(token);
+      const counts = await burstOnStack(stack, REQUESTS, token);
       console.log(`# burst ${i + 1}, ${expected} expected: ${JSON.stringify(counts)} in ${((performance.now() - started) / 1000).toFixed(1)} s`);
       if (counts[200] !== expected || counts[429] !== REQUESTS - expected) wrong.push(`burst ${i + 1}: ${JSON.stringify(counts)}, ${expected} expected`);
       admitted += counts[200] ?? 0;

@@ -1,19 +1,15 @@
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import { freePort, startService } from '@animal-store/testkit';
+import { freePort, startService, type ServiceKind } from '@animal-store/testkit';
 import { servingPid } from '../support/index.js';
 
-const MAINS = {
-  gateway: fileURLToPath(new URL('../../src/main.ts', import.meta.url)),
-  core: fileURLToPath(import.meta.resolve('@animal-store/core/main')),
-} as const;
-
-/** A gateway or core running as production runs it: `src/main.ts` in a process of its own. */
+/** A gateway or core running as production runs it: its built `npm start`, in a process of its own. */
 export interface ServiceUnderTest {
   readonly url: string;
   readonly port: number;
   /** The process that serves: the gateway's one worker (its primary only hands connections over), or the core. */
   readonly pid: number;
+  /** The process started: the gateway's primary, or the core. */
+  readonly startedPid: number;
   /** Open file descriptors of the process, from /proc. */
   descriptors(): number;
   /**
@@ -23,6 +19,8 @@ export interface ServiceUnderTest {
   clientSockets(): number;
   /** Resident set size in bytes, from /proc. */
   rss(): number;
+  /** Resident set size of the whole service in bytes: the gateway's primary and its worker together. */
+  totalRss(): number;
   /** What the process wrote on stderr (its log goes to /dev/null: millions of lines in a soak). */
   stderr(): string;
   /** SIGTERM, then SIGKILL after 10 s; resolves once it exited. */
@@ -34,26 +32,32 @@ export interface ServiceUnderTest {
  * answers (rejects if it exits first, or after 30 s). Its log lines go to /dev/null, as a
  * deployment writes them somewhere: their cost is part of what runs.
  */
-export async function startProcess(kind: keyof typeof MAINS, env: Record<string, string>): Promise<ServiceUnderTest> {
+export async function startProcess(kind: ServiceKind, env: Record<string, string>): Promise<ServiceUnderTest> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const service = await startService({
-    entry: MAINS[kind],
+    service: kind,
     env: { HOST: '127.0.0.1', PORT: String(port), ...env },
     healthzAt: url,
     timeoutMs: 30_000,
   }).catch((error: Error) => {
     throw new Error(`${kind}: ${error.message}`);
   });
-  // The gateway's worker (one: WORKERS=1 is the tests' default), where the connections are.
-  const pid = servingPid(service.pid);
+  // The gateway's worker (one: WORKERS=1 is the tests' default), where the connections are; found
+  // when first read, so a gateway of several workers starts too (and throws only if it is read).
+  let serving: number | undefined;
+  const pidOf = () => (serving ??= servingPid(service.pid));
   return {
     url,
     port,
-    pid,
-    descriptors: () => readdirSync(`/proc/${pid}/fd`).length,
-    clientSockets: () => clientSocketsOf(pid, port),
-    rss: () => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) * 1024,
+    get pid() {
+      return pidOf();
+    },
+    startedPid: service.pid,
+    descriptors: () => readdirSync(`/proc/${pidOf()}/fd`).length,
+    clientSockets: () => clientSocketsOf(pidOf(), port),
+    rss: () => rssOf(pidOf()),
+    totalRss: () => (pidOf() === service.pid ? rssOf(service.pid) : rssOf(service.pid) + rssOf(pidOf())),
     stderr: () => service.output(),
     stop: async () => {
       await service.stop('SIGTERM', 10_000);
@@ -71,6 +75,8 @@ export async function eventually<T>(value: () => T, ok: (value: T) => boolean, t
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
+
+const rssOf = (pid: number) => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) * 1024;
 
 /** TCP states in /proc/net/tcp: 0A is LISTEN. */
 const LISTEN = '0A';

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { redisSkipReason } from '@animal-store/testkit';
+import { redisSkipReason, waitForReady } from '@animal-store/testkit';
 import { keysCli, revokeThenKill } from '../support/index.js';
-import { startStack, untilReady, type Stack } from './stack.js';
+import { startStack, type Stack } from './stack.js';
 
 // Hostile suite: a revoked key must stay refused whatever happens to Redis right after. Two
 // gateway processes on one Redis; the revocation is made by the keys CLI, as an operator makes it.
@@ -52,7 +52,7 @@ for (const revocationsFile of [true, false]) {
           }
         } finally {
           await stack.redis.restart();
-          for (const gateway of stack.gateways) await untilReady(gateway.url);
+          for (const gateway of stack.gateways) await waitForReady(gateway.url, 15_000);
         }
       });
 
@@ -64,7 +64,7 @@ for (const revocationsFile of [true, false]) {
           for (const gateway of stack.gateways) assert.equal(await statusOf(gateway.url, revoked), 401);
           await stack.redis.stop('SIGKILL'); // no persistence: it comes back without the deny-list
           await stack.redis.restart();
-          for (const gateway of stack.gateways) await untilReady(gateway.url);
+          for (const gateway of stack.gateways) await waitForReady(gateway.url, 15_000);
           for (const gateway of stack.gateways) {
             assert.equal(await statusOf(gateway.url, revoked), 401, 'the revoked key, after Redis lost its data');
             assert.equal(await statusOf(gateway.url, other), 200);

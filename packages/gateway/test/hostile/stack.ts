@@ -1,4 +1,4 @@
-import { startRedis, type RedisServer } from '@animal-store/testkit';
+import { burst, startRedis, type BurstCounts, type RedisServer, waitForReady } from '@animal-store/testkit';
 import { createTestKeyring } from '../support/index.js';
 import { startProcess, type ServiceUnderTest } from './processes.js';
 
@@ -56,7 +56,7 @@ export async function startStack(options: {
       gateways.push(gateway);
     }
     // Ready: Redis connected and the deny-list's copy loaded.
-    for (const gateway of gateways) await untilReady(gateway.url);
+    for (const gateway of gateways) await waitForReady(gateway.url, 15_000);
     return {
       redis,
       core,
@@ -74,16 +74,18 @@ export async function startStack(options: {
   }
 }
 
-/** Polls /readyz until it answers 200, for at most `timeoutMs`. */
-export async function untilReady(url: string, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (
-    !(await fetch(`${url}/readyz`).then(
-      async (res) => (await res.arrayBuffer(), res.ok),
-      () => false,
-    ))
-  ) {
-    if (Date.now() > deadline) throw new Error(`${url} did not become ready`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+/**
+ * `count` requests at once on `token` to `/v1/pets?limit=1`, spread over the stack's gateways in turn, each on a
+ * connection of its own; the requests without an answer are printed by reason.
+ */
+export function burstOnStack(stack: Stack, count: number, token: string): Promise<BurstCounts> {
+  return burst(
+    stack.gateways.map((gateway) => gateway.url),
+    count,
+    token,
+    {
+      path: '/v1/pets?limit=1',
+      onNoAnswer: (reasons) => console.log(`# requests without an answer: ${JSON.stringify(reasons)}`),
+    },
+  );
 }

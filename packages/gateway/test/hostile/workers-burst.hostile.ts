@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { redisSkipReason, startCpuHog, type CpuHog } from '@animal-store/testkit';
-import { connect } from 'node:net';
+import { burst, redisSkipReason, startCpuHog, type CpuHog, waitForReady } from '@animal-store/testkit';
 import { accessLinesOf, byWorker, decisionsByWorker, type AccessLine } from '../support/access-lines.js';
-import { startGatewayProcess, waitUntilReady } from '../support/index.js';
+import { startGatewayProcess } from '../support/index.js';
 import { REPETITIONS } from './repetitions.js';
 import { startStack, type Stack } from './stack.js';
 
@@ -46,34 +45,8 @@ interface Gateway {
 /** The gateway process with two workers, ready (`/readyz`), its access log read as it comes. */
 async function startWorkers(env: Record<string, string>): Promise<Gateway> {
   const gateway = await startGatewayProcess({ LOG_LEVEL: 'info', ...env, WORKERS: '2' });
-  await waitUntilReady(gateway.url, 60_000);
+  await waitForReady(gateway.url, 60_000);
   return { url: gateway.url, accessLines: accessLinesOf(gateway), stop: () => gateway.stop('SIGTERM', 10_000) };
-}
-
-/**
- * `REQUESTS` requests at once, each on a connection of its own (`Connection: close`), written and
- * read with `node:net`: an HTTP client library costs several times the CPU per request, and under
- * the hog the test's own process competes with the gateways for the same cores. An answer's status
- * is its first line's; 0 when the connection failed or closed without one.
- */
-function burst(url: string, token: string): Promise<Record<number, number>> {
-  const { hostname, port } = new URL(url);
-  const head = Buffer.from(`GET /v1/pets?limit=1 HTTP/1.1\r\nhost: ${hostname}:${port}\r\nauthorization: Bearer ${token}\r\nconnection: close\r\n\r\n`);
-  const one = () =>
-    new Promise<number>((resolve) => {
-      let text = '';
-      const socket = connect(Number(port), hostname, () => socket.write(head));
-      socket.on('data', (chunk: Buffer) => {
-        if (text.length < 16) text += chunk.toString('latin1', 0, 16);
-      });
-      socket.on('close', () => resolve(Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1] ?? 0)));
-      socket.on('error', () => {});
-    });
-  return Promise.all(Array.from({ length: REQUESTS }, one)).then((statuses) => {
-    const counts: Record<number, number> = {};
-    for (const status of statuses) counts[status] = (counts[status] ?? 0) + 1;
-    return counts;
-  });
 }
 
 describe('hostile: exact bursts across the workers of one gateway (WORKERS=2)', { skip: redisSkipReason() }, () => {
@@ -101,7 +74,7 @@ describe('hostile: exact bursts across the workers of one gateway (WORKERS=2)', 
           const sub = `workers-${where}-${phase}-${i}`;
           const { token } = await stack.keyring.issue({ plan: 'free', sub });
           const started = performance.now();
-          const counts = await burst(gateway.url, token);
+          const counts = await burst([gateway.url], REQUESTS, token, { path: '/v1/pets?limit=1' });
           // A request the log never shows was never decided: the burst is wrong, the run goes on.
           const lines = await gateway.accessLines(sub, REQUESTS).catch(() => []);
           const statuses = byWorker(lines);

@@ -1,15 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { fileURLToPath } from 'node:url';
 import { startService, type ServiceProcess } from '@animal-store/testkit';
-
-const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
 
 /** A log line of the gateway's processes, parsed. */
 export type LogRecord = Record<string, unknown> & { readonly msg?: string; readonly pid?: number; readonly worker?: number };
 
-/** A gateway started as production starts it (`src/main.ts`): a primary and its workers. */
+/** A gateway started as production starts it (its built `npm start`): a primary and its workers. */
 export interface GatewayProcess extends ServiceProcess {
   /** The workers' pids, as the `gateway listening` line names them. */
   readonly workerPids: readonly number[];
@@ -22,9 +19,9 @@ export interface GatewayProcess extends ServiceProcess {
   waitForRecord(match: (record: LogRecord) => boolean, timeoutMs?: number, from?: number): Promise<LogRecord>;
 }
 
-/** Starts `src/main.ts` with `WORKERS=2` on a free port unless `env` says otherwise; ready once it says it listens. */
+/** Starts the built gateway with `WORKERS=2` on a free port unless `env` says otherwise; ready once it says it listens. */
 export async function startGatewayProcess(env: Record<string, string>, timeoutMs = 60_000): Promise<GatewayProcess> {
-  const service = await startService({ entry: MAIN, env: { PORT: '0', WORKERS: '2', ...env }, timeoutMs });
+  const service = await startService({ service: 'gateway', env: { PORT: '0', WORKERS: '2', ...env }, timeoutMs });
   const records = () =>
     service
       .output()
@@ -113,11 +110,15 @@ export function servingPid(pid: number): number {
       return '';
     }
   };
-  const entry = read(`/proc/${pid}/cmdline`)
-    .split('\0')
-    .find((arg) => arg.endsWith('main.ts'));
+  // The entry, run from the sources (`main.ts`) or built (`main.js`, which the primary may name
+  // relative to its folder and node:cluster gives the workers resolved).
+  const runsEntry = (of: number) =>
+    read(`/proc/${of}/cmdline`)
+      .split('\0')
+      .some((arg) => /(?:^|\/)main\.[jt]s$/.test(arg));
   const children = read(`/proc/${pid}/task/${pid}/children`).split(' ').filter(Boolean).map(Number);
-  const workers = children.filter((child) => entry !== undefined && read(`/proc/${child}/cmdline`).split('\0').includes(entry));
+  const workers = runsEntry(pid) ? children.filter(runsEntry) : [];
   if (workers.length > 1) throw new Error(`pid ${pid} runs ${workers.length} workers: which one serves is the round robin's choice`);
+  // The core, or a gateway whose children are not (yet) known: the process itself.
   return workers[0] ?? pid;
 }

@@ -1,6 +1,7 @@
 import cluster, { type Worker } from 'node:cluster';
 import { fileURLToPath } from 'node:url';
 import type { GatewayConfig } from '../../src/config/index.js';
+import { channelToWorker, createPort } from '../../src/ipc/index.js';
 import type { LimitsHost } from '../../src/ratelimit/primary/index.js';
 import type { WorkerTask } from './primary-limits-worker.js';
 
@@ -12,6 +13,8 @@ export const LIMITS: Extract<GatewayConfig['rateLimits'], { mode: 'on' }> = {
   plansFile: '/nonexistent',
   onRedisFailure: 'local',
   localShare: 0.5,
+  onPrimaryFailure: 'local',
+  primaryTimeoutMs: 1000,
   denyCacheMs: 1000,
   leaseUnits: 64,
   maxAddresses: 20_000,
@@ -42,7 +45,7 @@ export async function forkLimitsWorkers(
   const workers: LimitsWorker[] = [];
   for (let i = 0; i < count; i++) {
     const worker = cluster.fork({ LIMITS_TEST_WORKER: '1' });
-    if (options.attach !== false) host.attach(worker);
+    if (options.attach !== false) host.attach(createPort(channelToWorker(worker)));
     const exited = new Promise<number | null>((resolve) => worker.once('exit', (code) => resolve(code)));
     const waiting = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
     let ids = 0;

@@ -2,6 +2,7 @@
 // worker-side limiter (`createPrimaryLimiter(process, …)`) and runs what its primary asks over the
 // same IPC channel, answering with what the limiter decided. No HTTP: the protocol alone.
 import type { LimitRequest, Policy, RateDecision } from '../../src/ratelimit/index.js';
+import { channelToPrimary, createPort } from '../../src/ipc/index.js';
 import { createPrimaryLimiter } from '../../src/ratelimit/primary/index.js';
 import { RateLimitUnavailableError } from '../../src/ratelimit/index.js';
 
@@ -34,7 +35,8 @@ export const outcomeOf = (d: RateDecision): Outcome => ({
 
 if (process.send !== undefined && process.env.LIMITS_TEST_WORKER === '1') {
   const send = process.send.bind(process);
-  const limiters = { process: createPrimaryLimiter(process, 'process'), local: createPrimaryLimiter(process, 'local') };
+  const port = createPort(channelToPrimary());
+  const limiters = { process: createPrimaryLimiter(port, 'process'), local: createPrimaryLimiter(port, 'local') };
   // One object per policy, as the gateway's plans give: the limiter sends a definition once.
   const interned = new Map<string, Policy>();
   const intern = (policy: Policy): Policy => {

@@ -13,9 +13,19 @@ export interface WindowUse {
 
 /**
  * What its next request would get, cost 1, with the key it used last: `shadow_limited` is an
- * admission that its plan, in shadow, would have refused (the decisions' own words).
+ * admission that its plan, in shadow, would have refused (the decisions' own words); `revoked`:
+ * that key is revoked (said by the admin API, which reads the deny-lists: `withRevocation`).
  */
-export type NextDecision = 'allowed' | 'shadow_limited' | 'limited' | 'banned';
+export type NextDecision = 'allowed' | 'shadow_limited' | 'limited' | 'banned' | 'revoked';
+
+/**
+ * `report` as its next request would find it once the deny-lists are read: `revoked` (and no
+ * `retryAt`) when the key it used last is refused now. `revocations`: key id → refused from (ms).
+ */
+export function withRevocation(report: AccountReport, revocations: ReadonlyMap<string, number>, now: number): AccountReport {
+  const from = revocations.get(report.lastKey);
+  return from !== undefined && from <= now ? { ...report, next: 'revoked', retryAt: null } : report;
+}
 
 /** An account as the admin API reports it: its plan in force and the state of its windows now. */
 export interface AccountReport {

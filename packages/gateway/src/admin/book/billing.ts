@@ -7,10 +7,19 @@ export interface BillingLine {
   readonly account: string;
   /** Its plan in force; `null` when no key of it is known any more. */
   readonly plan: string | null;
-  /** The units its month counts, as the monthly quota counts them; `null` when its plan has no `month` (nothing counts a month then). */
+  /**
+   * The units its month counts, as the monthly quota counts them, less `unaccounted`; `null` when
+   * its plan has no `month` (nothing counts a month then).
+   */
   readonly units: number | null;
   /** Its monthly quota; `null` without one. */
   readonly quota: number | null;
+  /**
+   * Units the quota counts that no gateway process said it used: leased to a process that never
+   * gave its lease back (killed, or cut off from Redis), or has not yet. Never billed as used;
+   * `null` when `units` is.
+   */
+  readonly unaccounted: number | null;
 }
 
 export interface BillingReport {
@@ -47,14 +56,16 @@ export async function monthlyBilling(reading: LimitsReading, ledger: Ledger): Pr
 async function lineOf(reading: LimitsReading, ledger: Ledger, account: string, date: string): Promise<BillingLine> {
   const entry = await ledger.account(date, account);
   const last = entry?.keys.find((record) => record.keyId === entry.lastKey) ?? entry?.keys.at(-1);
-  if (last === undefined) return { account, plan: null, units: null, quota: null };
+  if (last === undefined) return { account, plan: null, units: null, quota: null, unaccounted: null };
   const identity = identityOf(last);
   const { policy } = reading.plans.forKey(identity, undefined);
   const quota = policy.windows.find(isMonth);
-  if (quota === undefined) return { account, plan: policy.name, units: null, quota: null };
+  if (quota === undefined) return { account, plan: policy.name, units: null, quota: null, unaccounted: null };
   const counted = await peekAs(reading, identity, countingPolicy(policy), false, []);
   const month = counted.windows.find(isMonth);
-  return { account, plan: policy.name, units: month === undefined ? null : UNBOUNDED - month.remaining, quota: quota.limit };
+  if (month === undefined) return { account, plan: policy.name, units: null, quota: quota.limit, unaccounted: null };
+  const unaccounted = month.unaccounted ?? 0;
+  return { account, plan: policy.name, units: UNBOUNDED - month.remaining - unaccounted, quota: quota.limit, unaccounted };
 }
 
 /** A CSV field, quoted when it must be, and never read as a formula by a spreadsheet (OWASP's CSV injection). */
@@ -62,12 +73,13 @@ function field(value: string | number | null): string {
   if (value === null) return '';
   let text = String(value);
   if (/^[=+\-@\t\r]/.test(text)) text = `'${text}`;
-  return /[",\n\r]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+  // `;` too: a spreadsheet of a `;` locale (German, French) splits a line at it, not at `,`.
+  return /[",;\n\r]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
 
-/** The report as CSV (RFC 4180, CRLF): a header, then one line an account. */
+/** The report as CSV (RFC 4180, CRLF): a header, then one line an account (`unaccounted` last: added after the others). */
 export function billingCsv(report: BillingReport): string {
-  const lines = [['month', 'account', 'plan', 'units', 'quota'].join(',')];
-  for (const line of report.accounts) lines.push([report.month, line.account, line.plan, line.units, line.quota].map(field).join(','));
+  const lines = [['month', 'account', 'plan', 'units', 'quota', 'unaccounted'].join(',')];
+  for (const line of report.accounts) lines.push([report.month, line.account, line.plan, line.units, line.quota, line.unaccounted].map(field).join(','));
   return `${lines.join('\r\n')}\r\n`;
 }

@@ -21,6 +21,10 @@ export const CONSOLE_CSP = [
 const FILES = {
   '/admin': { file: 'console.html', type: 'text/html; charset=utf-8' },
   '/admin/console.js': { file: 'console.js', type: 'text/javascript; charset=utf-8' },
+  // The modules console.js imports, relative to it (admin/…).
+  '/admin/console-api.js': { file: 'console-api.js', type: 'text/javascript; charset=utf-8' },
+  '/admin/console-dom.js': { file: 'console-dom.js', type: 'text/javascript; charset=utf-8' },
+  '/admin/console-tables.js': { file: 'console-tables.js', type: 'text/javascript; charset=utf-8' },
   '/admin/console.css': { file: 'console.css', type: 'text/css; charset=utf-8' },
 } as const;
 
@@ -46,7 +50,7 @@ function assetAt(path: string): Asset | undefined {
 }
 
 /**
- * The console page and its two files: plain HTML, CSS and JavaScript served by the gateway
+ * The console page, its style and its script (a module, and the modules it imports): plain HTML, CSS and JavaScript served by the gateway
  * itself (no framework, nothing from outside). Every URL in them is relative, so the console works
  * under any prefix a reverse proxy puts the admin listener behind. The files hold no data and no
  * secret: they are served without a token; the page asks for one and sends it to the admin API.

@@ -10,6 +10,7 @@ export {
   daysOfMonthTo,
   InvalidCursorError,
   KEPT_DAYS,
+  PartlyWrittenError,
   type KeyRecord,
   type Ledger,
   type LedgerAccount,

@@ -1,7 +1,7 @@
 import { CHANNELS, type LimitDecisionEvent } from '../../events/index.js';
 import { subscribeAll } from '../../observability/subscribe.js';
 import type { Calendar, Day } from '../../ratelimit/index.js';
-import type { KeyRecord, Ledger, LedgerNotes } from './ledger.js';
+import { PartlyWrittenError, type KeyRecord, type Ledger, type LedgerNotes } from './ledger.js';
 
 export interface RecorderOptions {
   /** Where the notes go: `writeNow` (a ledger in this process) takes them at once, else `write` in batches. */
@@ -30,8 +30,9 @@ const MAX_NOTED = 1_000_000;
  * process) is a sighting, an admission that a plan in shadow would have refused is counted. A
  * decision costs a map lookup and, rarely, a note. A ledger elsewhere gets the notes in batches,
  * one in flight at a time: what is noted meanwhile waits for it and goes in the next, so a storm
- * of shadow refusals makes larger batches, not more of them. A batch that fails is noted again:
- * its keys at their next request, its refusals with the next batch of the same day. Returns what
+ * of shadow refusals makes larger batches, not more of them. What a batch failed to write is
+ * noted again (and only that): its keys at their next request, its refusals with the next batch
+ * of the same day. Returns what
  * stops it.
  */
 export function recordLedger(options: RecorderOptions): () => void {
@@ -73,10 +74,12 @@ export function recordLedger(options: RecorderOptions): () => void {
     const batch = notes(date);
     const written: Promise<void> = (writing ?? Promise.resolve())
       .then(() => ledger.write(batch))
-      .catch(() => {
-        for (const record of batch.sightings) if (noted.get(record.keyId) === date) noted.delete(record.keyId);
+      .catch((error: unknown) => {
+        // Only what was not written is noted again: a refusal written twice would count twice.
+        const unwritten = error instanceof PartlyWrittenError ? error.unwritten : batch;
+        for (const record of unwritten.sightings) if (noted.get(record.keyId) === date) noted.delete(record.keyId);
         if (day?.date !== date) return;
-        for (const { account, plan, count } of batch.shadowRefusals) add(account, plan, count);
+        for (const { account, plan, count } of unwritten.shadowRefusals) add(account, plan, count);
       })
       .finally(() => {
         if (writing !== written) return;

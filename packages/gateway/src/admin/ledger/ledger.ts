@@ -1,4 +1,4 @@
-import type { CustomLimits, Plan } from '../../auth/index.js';
+import type { CustomLimits } from '../../identity/index.js';
 
 /**
  * The ledger: who the limits saw on each day, and what plans in shadow would have refused them.
@@ -15,8 +15,8 @@ export interface KeyRecord {
   readonly account: string;
   readonly keyId: string;
   /** The plan the key names (its account's terms in the plans file may name another). */
-  readonly plan: Plan;
-  /** Limits signed into an enterprise key. */
+  readonly plan: string;
+  /** Limits signed into the key. */
   readonly limits?: CustomLimits | undefined;
   /** When the key expires (ms since the epoch), if it does. */
   readonly expiresAt?: number | undefined;
@@ -43,6 +43,20 @@ export interface LedgerNotes {
   readonly shadowRefusals: readonly { readonly account: string; readonly plan: string; readonly count: number }[];
 }
 
+/**
+ * A write that reached the ledger in part: `unwritten` is what did not (written again with the next
+ * notes); the rest is written, and must not be again (a shadow refusal would count twice).
+ */
+export class PartlyWrittenError extends Error {
+  constructor(
+    readonly unwritten: LedgerNotes,
+    cause: unknown,
+  ) {
+    super('the ledger took only part of the notes', { cause });
+    this.name = 'PartlyWrittenError';
+  }
+}
+
 /** A page of a day's accounts: `next` continues it, absent on the last page. */
 export interface LedgerPage {
   readonly accounts: readonly LedgerAccount[];
@@ -58,6 +72,7 @@ export interface PageQuery {
 }
 
 export interface Ledger {
+  /** Rejects with `PartlyWrittenError` when some of the notes were written and others not. */
   write(notes: LedgerNotes): Promise<void>;
   /** A page of the accounts seen on `day`. A cursor is the ledger's own: another's is rejected as invalid. */
   page(day: string, query: PageQuery): Promise<LedgerPage>;

@@ -1,7 +1,7 @@
-import { PLANS } from '../../auth/index.js';
+import { PlanName } from '../../identity/index.js';
 import { accountSubject } from '../../ratelimit/limit-key.js';
 import { redisKeyNames, type RedisClient } from '../../redis/index.js';
-import { daysBack, InvalidCursorError, KEPT_DAYS, type KeyRecord, type Ledger, type LedgerAccount, type LedgerNotes } from './ledger.js';
+import { daysBack, InvalidCursorError, KEPT_DAYS, PartlyWrittenError, type KeyRecord, type Ledger, type LedgerAccount, type LedgerNotes } from './ledger.js';
 
 const DAY_MS = 86_400_000;
 /** A day's list of accounts is kept through the month after it: billing reads the month's. */
@@ -26,8 +26,8 @@ function encoded(record: KeyRecord): string {
 function decoded(account: string, keyId: string, text: string): KeyRecord | undefined {
   try {
     const value = JSON.parse(text) as Partial<KeyRecord>;
-    if (!(PLANS as readonly unknown[]).includes(value.plan) || typeof value.seen !== 'string') return undefined;
-    return { account, keyId, plan: value.plan as KeyRecord['plan'], limits: value.limits, expiresAt: value.expiresAt, seen: value.seen };
+    if (!PlanName.safeParse(value.plan).success || typeof value.seen !== 'string') return undefined;
+    return { account, keyId, plan: value.plan as string, limits: value.limits, expiresAt: value.expiresAt, seen: value.seen };
   } catch {
     return undefined;
   }
@@ -57,22 +57,42 @@ export function createRedisLedger(redis: RedisClient, prefix: string): Ledger {
   }
 
   return {
-    async write({ day, sightings, shadowRefusals }) {
-      const writes: Promise<unknown>[] = [];
+    async write(notes) {
+      const { day, sightings, shadowRefusals } = notes;
+      // Each note stands alone: one that fails is written again later, and only it (a refusal's
+      // count written twice would count twice). The day's list and the keys' index serve every sighting.
+      const settled = (writes: Promise<unknown>[]) =>
+        Promise.all(writes).then(
+          () => undefined,
+          (error: unknown) => error ?? new Error('failed'),
+        );
+      let shared: Promise<unknown> = Promise.resolve(undefined);
       if (sightings.length > 0) {
         const seen = names.seenOn(day);
-        writes.push(redis.hSet(seen, Object.fromEntries(sightings.map((record) => [record.account, record.keyId]))), redis.pExpire(seen, SEEN_KEPT_MS));
-        writes.push(redis.hSet(names.keyAccounts, Object.fromEntries(sightings.map((record) => [record.keyId, record.account]))));
+        shared = settled([
+          redis.hSet(seen, Object.fromEntries(sightings.map((record) => [record.account, record.keyId]))),
+          redis.pExpire(seen, SEEN_KEPT_MS),
+          redis.hSet(names.keyAccounts, Object.fromEntries(sightings.map((record) => [record.keyId, record.account]))),
+        ]);
       }
-      for (const record of sightings) {
+      const sighted = sightings.map((record) => {
         const key = keysOf(record.account);
-        writes.push(redis.hSet(key, { [record.keyId]: encoded(record) }), redis.pExpire(key, SEEN_KEPT_MS));
-      }
-      for (const { account, plan, count } of shadowRefusals) {
+        return settled([redis.hSet(key, { [record.keyId]: encoded(record) }), redis.pExpire(key, SEEN_KEPT_MS)]);
+      });
+      // A refusal counted is written, its expiry set again by the next write of that account's day.
+      const counted = shadowRefusals.map(({ account, plan, count }) => {
         const key = shadowOf(account, day);
-        writes.push(redis.hIncrBy(key, plan, count), redis.pExpire(key, SHADOW_KEPT_MS));
-      }
-      await Promise.all(writes);
+        void redis.pExpire(key, SHADOW_KEPT_MS).catch(() => {});
+        return settled([redis.hIncrBy(key, plan, count)]);
+      });
+      const [sharedError, sightingErrors, refusalErrors] = await Promise.all([shared, Promise.all(sighted), Promise.all(counted)]);
+      const unwritten: LedgerNotes = {
+        day,
+        sightings: sightings.filter((_, i) => sharedError !== undefined || sightingErrors[i] !== undefined),
+        shadowRefusals: shadowRefusals.filter((_, i) => refusalErrors[i] !== undefined),
+      };
+      if (unwritten.sightings.length === 0 && unwritten.shadowRefusals.length === 0) return;
+      throw new PartlyWrittenError(unwritten, sharedError ?? sightingErrors.find((e) => e !== undefined) ?? refusalErrors.find((e) => e !== undefined));
     },
     async page(day, { cursor, limit, search }) {
       let [scan, skip] = ['0', 0];

@@ -1,4 +1,4 @@
-import type { Authenticator, AuthOutcome } from '../../auth/index.js';
+import type { Authenticator, AuthOutcome, Identity } from '../../auth/index.js';
 import type { AuthOutcomeEvent } from '../../events/index.js';
 import type { RateLimiting } from '../../ratelimit/index.js';
 import type { Answer } from '../answer.js';
@@ -50,6 +50,8 @@ export function createAuthenticationStep(authenticator: Authenticator | undefine
       if (outcome.kind === 'authenticated') outcome = await authenticator.revoked(outcome.identity, true);
     }
     if (outcome.kind !== 'authenticated') return refused(x, outcome, startedAt);
+    // Asked for every request, not once per key: a plan may come or go with the plans file.
+    if (rateLimiting !== undefined && !rateLimiting.knowsPlan(outcome.identity.plan)) return refused(x, unknownPlan(outcome.identity), startedAt);
     const timing = { verified: outcome.verified, startedAt, durationMs: performance.now() - startedAt };
     // With limits in Redis, the deny-list is asked in the limit's round trip, which tells the outcome.
     if (rateLimiting?.checksRevocation === true) x.pendingAuth = timing;
@@ -70,6 +72,17 @@ export function createAuthenticationStep(authenticator: Authenticator | undefine
     if (outcome.kind === 'rejected' && outcome.keyId !== undefined) x.record.keyId = outcome.keyId;
     return outcome.kind === 'unavailable' ? AUTH_UNAVAILABLE : unauthorized(outcome.tokenSent, outcome.message);
   }
+}
+
+/** A valid key naming a plan the plans file in force does not have: refused as any key that cannot pass. */
+function unknownPlan(identity: Identity): Extract<AuthOutcome, { kind: 'rejected' }> {
+  return {
+    kind: 'rejected',
+    tokenSent: true,
+    keyId: identity.keyId,
+    reason: `plan ${identity.plan} is not in the plans file`,
+    message: `This API key's plan (${identity.plan}) is not one this gateway has: ask whoever issued it for a key of a current plan.`,
+  };
 }
 
 function outcomeOf(auth: Exclude<AuthOutcome, { kind: 'authenticated' }>): AuthOutcomeEvent['outcome'] {

@@ -1,10 +1,10 @@
 import { publishRedisDegraded } from '../../events/index.js';
 import type { Calendar } from '../calendar.js';
 import { fromFallback, heldDecision, revokedDecision, type RateDecision } from '../decision.js';
-import type { Limiter, LimitRequest } from '../limiter.js';
+import { CheckFaultError, type Limiter, type LimitRequest } from '../limiter.js';
 import { createMemoryLimiter, type MemoryLimiter } from '../memory/index.js';
-import { isMonth } from '../policy.js';
 import { createCircuitBreaker } from './circuit-breaker.js';
+import { createRedisViews, mergeUsed, type RedisViews, type UsedBySubject } from './redis-views.js';
 
 /** What to do while Redis fails (down, slower than the command budget, failing over). */
 export type FailurePolicy = 'open' | 'closed' | 'local';
@@ -19,6 +19,8 @@ export class RateLimitUnavailableError extends Error {
 
 export interface SharedLimiterOptions {
   readonly shared: Limiter;
+  /** Where the shared counters are, as a degradation is reported: Redis (the default), or the gateway's primary. */
+  readonly store?: 'redis' | 'primary';
   readonly onFailure: FailurePolicy;
   /** With `local`: each instance admits this share of the plan while Redis is away. */
   readonly localShare: number;
@@ -40,16 +42,24 @@ export interface SharedLimiterOptions {
    * whole gateway, not one per worker.
    */
   readonly local?: Pick<MemoryLimiter, 'check' | 'seed'>;
+  /** What Redis said last of each account, as this process saw it (made here when not given). */
+  readonly views?: RedisViews;
+  /**
+   * With a `local` limiter shared by several workers: what Redis had counted for `subjects` as
+   * the other workers saw it (`undefined` when they did not answer in time). The first fallback
+   * of an account in an outage seeds with the most any worker saw, before anything is admitted.
+   */
+  readonly othersViews?: (subjects: readonly string[]) => Promise<UsedBySubject | undefined>;
 }
 
-/** What Redis had counted for an account when it last answered, on this process's clock. */
-interface View {
-  readonly at: number;
-  readonly windows: RateDecision['windows'];
-}
+/** Accounts whose combined seed is remembered in an outage; past it the map starts again (they are asked again). */
+const MAX_COMBINED = 100_000;
 
-/** Accounts whose last Redis answer is kept; past it the map starts again (degraded seeds then lost). */
-const MAX_VIEWS = 100_000;
+/** A request's own fault, as a value (see `check`); any other error thrown again. */
+const ownFault = (error: unknown): CheckFaultError => {
+  if (error instanceof CheckFaultError) return error;
+  throw error;
+};
 
 interface Denial {
   readonly decision: RateDecision;
@@ -91,26 +101,36 @@ export function createSharedLimiter(options: SharedLimiterOptions): Limiter {
   const denials = new Map<string, Denial>();
   const guarded = createCircuitBreaker({ failuresToOpen: FAILURES_TO_OPEN, openMs: OPEN_MS, now });
   const seeding = options.onFailure === 'local';
-  const views = new Map<string, View>();
+  const views = options.views ?? createRedisViews(options.maxAddresses === undefined ? {} : { maxAddresses: options.maxAddresses });
+  const { othersViews } = options;
+  /** Outages seen, and whether Redis is failing now: the other workers are asked once an account an outage. */
+  let outage = 0;
+  let failing = false;
+  const combined = new Map<string, { readonly outage: number; readonly done: Promise<UsedBySubject | undefined> }>();
 
-  /** The local fallback first counts its share of what Redis had admitted in windows still open, for every layer. */
-  function seedLocal(request: LimitRequest, at: number): void {
-    for (const layer of [request, ...(request.layers ?? [])]) {
-      const view = views.get(layer.subject);
-      if (view === undefined) continue;
-      const used = new Map<string, number>();
-      for (const window of view.windows) if (isMonth(window) || at - view.at < window.windowMs) used.set(window.name, window.limit - window.remaining);
-      local.seed({ subject: layer.subject, keyId: undefined, policy: layer.policy }, used);
+  /**
+   * The local fallback first counts its share of what Redis had admitted in windows still open,
+   * for every layer: as this process saw it, and, once an account an outage, as the other
+   * workers saw it (their last answers may be later than this one's).
+   */
+  async function seedLocal(request: LimitRequest, at: number): Promise<void> {
+    const layers = [request, ...(request.layers ?? [])];
+    const subjects = layers.map((layer) => layer.subject);
+    const used = views.usedAt(subjects, at);
+    if (othersViews !== undefined) {
+      const key = subjects.join('\u0000');
+      let asked = combined.get(key);
+      if (asked === undefined || asked.outage !== outage) {
+        if (combined.size >= MAX_COMBINED) combined.clear();
+        combined.set(key, (asked = { outage, done: othersViews(subjects).catch(() => undefined) }));
+      }
+      const others = await asked.done;
+      if (others !== undefined) mergeUsed(used, others);
     }
-  }
-
-  /** What Redis counted for each layer of the request, by its subject. */
-  function remember(request: LimitRequest, decided: RateDecision, at: number): void {
-    if (views.size >= MAX_VIEWS) views.clear();
-    const layers = request.layers ?? [];
-    // Without layers, every window is the account's: no copy to make on each request.
-    views.set(request.subject, { at, windows: layers.length === 0 ? decided.windows : decided.windows.filter((window) => window.layer === undefined) });
-    for (const layer of layers) views.set(layer.subject, { at, windows: decided.windows.filter((window) => window.layer === layer.policy.name) });
+    for (const layer of layers) {
+      const windows = used[layer.subject];
+      if (windows !== undefined) local.seed({ subject: layer.subject, keyId: undefined, policy: layer.policy }, new Map(Object.entries(windows)));
+    }
   }
 
   const warm = options.shared.warm?.bind(options.shared);
@@ -139,16 +159,21 @@ export function createSharedLimiter(options: SharedLimiterOptions): Limiter {
       }
       let decision: RateDecision;
       try {
-        decision = await guarded(() => options.shared.check({ ...request, pendingStrikes }));
+        // This request's own fault (`CheckFaultError`) is an answer of a healthy engine: the
+        // breaker does not count it, and the request alone gets the policy.
+        const answered = await guarded(() => options.shared.check({ ...request, pendingStrikes }).catch(ownFault));
+        if (answered instanceof CheckFaultError) throw answered;
+        decision = answered;
       } catch (error) {
-        publishRedisDegraded({ part: 'rate limits', policy: options.onFailure, error });
+        publishRedisDegraded({ part: options.store === 'primary' ? 'rate limits in the primary' : 'rate limits', policy: options.onFailure, error });
         // The revocation first, as the authenticator would: an unknown deny-list fails closed
         // (RevocationsUnavailableError) whatever the limit policy.
         if (request.checkRevoked === true && request.keyId !== undefined && options.revocations?.fromCopy(request.keyId) === true) {
           return revokedDecision(request.policy, at, 'local');
         }
         if (options.onFailure === 'closed') throw new RateLimitUnavailableError(error);
-        if (seeding) seedLocal(request, at);
+        failing = true;
+        if (seeding) await seedLocal(request, at);
         const view = await local.check(request);
         return fromFallback(view, options.onFailure);
       }
@@ -156,7 +181,11 @@ export function createSharedLimiter(options: SharedLimiterOptions): Limiter {
         if (request.keyId !== undefined) options.revocations?.remember(request.keyId);
         return decision;
       }
-      if (seeding) remember(request, decision, at);
+      if (failing) {
+        failing = false;
+        outage += 1;
+      }
+      if (seeding) views.remember(request, decision, at);
       if (!decision.allowed && decision.retryAt !== undefined && request.peek !== true) {
         // Held at most denyCacheMs, so a raised limit or a lifted ban is seen soon. retryAt is on
         // Redis's clock: only its distance from Redis's now carries over to this process's clock.

@@ -1,27 +1,11 @@
-import { createCalendar, type Calendar } from '../calendar.js';
+import { createCalendar } from '../calendar.js';
 import { decision, type RateDecision, type WindowReading } from '../decision.js';
 import type { Limiter, LimitRequest } from '../limiter.js';
 import { isMonth, type Policy } from '../policy.js';
 import { clearWindow, emptyWindow, type WindowState } from './sliding-window.js';
-import { bring, charge, lengthOf, resetOf, retryOf, type Position } from './window-state.js';
-
-export interface MemoryLimiterOptions {
-  /** ms since the epoch; injected so tests control time. */
-  readonly now?: () => number;
-  /** Limits are this share of the policy's (the `local` fallback runs at a share of the plan). */
-  readonly share?: number;
-  /** The months of monthly quotas (`QUOTA_TIME_ZONE`); UTC by default. */
-  readonly calendar?: Calendar;
-  /**
-   * Anonymous client addresses whose counters are kept at most (`RATE_LIMIT_MAX_ADDRESSES`): past
-   * it, the address least recently seen is forgotten first. Accounts, usage limits and ceilings
-   * are never forgotten for it (keys and operations are the operator's, addresses the world's).
-   */
-  readonly maxAddresses?: number;
-}
-
-/** `RATE_LIMIT_MAX_ADDRESSES`' default: about 8 MB of counters (about 400 bytes an address), 35 MB of RSS at most with the garbage it makes. */
-export const DEFAULT_MAX_ADDRESSES = 20_000;
+import { DEFAULT_MAX_ADDRESSES, type MemoryLimiter, type MemoryLimiterOptions } from './memory-limiter-api.js';
+import { combined, refusalOf, type Counted } from './refusal.js';
+import { bring, charge, lengthOf, resetOf } from './window-state.js';
 
 interface Strikes {
   count: number;
@@ -38,38 +22,9 @@ interface Entry {
   keptMs: number;
 }
 
-/** A window of a layer, brought to the decision's moment. */
-interface Counted {
-  readonly window: Policy['windows'][number];
-  readonly state: WindowState;
-  readonly position: Position;
-  /** 0: the key's own layer; then the further layers in order. */
-  readonly layer: number;
-  readonly layerName: string | undefined;
-}
-
 const SWEEP_EVERY = 10_000;
 /** How long a month's counter is kept after its last use: past the longest month, plus a day. */
 const MONTH_KEPT_MS = 32 * 86_400_000;
-
-/**
- * The limiter for one gateway process (no REDIS_URL), and the `local` fallback while Redis is
- * away: the same algorithm and the same answers as the Redis script, in a Map.
- */
-export interface MemoryLimiter extends Limiter {
-  /** Subjects whose counters are kept (accounts, addresses, usage limits, ceilings). */
-  readonly size: () => number;
-  /** Of them, anonymous client addresses (at most `maxAddresses`). */
-  readonly addresses: () => number;
-  /**
-   * Counts what another limiter admitted for `request.subject`: after it, each window holds at
-   * least this limiter's share of `used[name]` (rounded up), in the current bucket. The `local`
-   * fallback is seeded with what Redis had counted, so it admits only its share of what was left.
-   */
-  seed(request: LimitRequest, used: ReadonlyMap<string, number>): void;
-  /** Lifts the ban of key `keyId`, and forgets its strikes (the admin API): true when it was banned. */
-  liftBan(keyId: string): boolean;
-}
 
 export function createMemoryLimiter(options: MemoryLimiterOptions = {}): MemoryLimiter {
   const now = options.now ?? Date.now;
@@ -221,29 +176,4 @@ export function createMemoryLimiter(options: MemoryLimiterOptions = {}): MemoryL
     size: () => subjects.size + addresses.size,
     addresses: () => addresses.size,
   };
-}
-
-interface Refusal {
-  readonly retryAt: number | undefined;
-  readonly binding: Counted;
-}
-
-/**
- * The refusal of the windows of the key's own layer (`own`) or of the others, each asked for
- * `cost`: the latest retry (never, if any never frees) and its window; `undefined` when none refuses.
- */
-function refusalOf(counted: readonly Counted[], cost: number, own: boolean): Refusal | undefined {
-  let found: Refusal | undefined;
-  for (const c of counted) {
-    if ((c.layer === 0) !== own || c.state.total + cost <= c.window.limit) continue;
-    const retryAt = retryOf(c.window, c.state, c.position, cost);
-    if (found === undefined || (found.retryAt !== undefined && (retryAt === undefined || retryAt > found.retryAt))) found = { retryAt, binding: c };
-  }
-  return found;
-}
-
-function combined(a: Refusal | undefined, b: Refusal | undefined): Refusal | undefined {
-  if (a === undefined || b === undefined) return a ?? b;
-  if (a.retryAt === undefined) return a;
-  return b.retryAt === undefined || b.retryAt > a.retryAt ? b : a;
 }

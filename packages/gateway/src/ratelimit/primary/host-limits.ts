@@ -1,14 +1,11 @@
-import type { GatewayConfig } from '../../config/index.js';
+import { MESSAGE, type Port } from '../../ipc/index.js';
 import { createCalendar } from '../calendar.js';
 import { createMemoryLimiter, DEFAULT_MAX_ADDRESSES, type MemoryLimiter } from '../memory/index.js';
 import type { Policy } from '../policy.js';
-import type { RateDecision } from '../decision.js';
 import {
   answerOf,
-  CHECK_TYPE,
-  DECIDED_TYPE,
   FAILED,
-  isMessage,
+  FAULT,
   requestOf,
   SEED,
   seedOf,
@@ -17,25 +14,29 @@ import {
   type DecidedBatch,
   type Engine,
   type WireAnswer,
+  type WireCheck,
 } from './protocol.js';
 
-/** All the primary needs of a forked worker: a `node:cluster` `Worker`. */
-export interface HostedWorker {
-  send(message: DecidedBatch, sendHandle: undefined, options: undefined, callback: (error: Error | null) => void): boolean;
-  isConnected(): boolean;
-  on(event: 'message', listener: (message: unknown) => void): unknown;
+/**
+ * What shapes the primary's limiters: the limits' settings (`RATE_LIMITS=off` keeps the
+ * defaults: no worker asks). Counters are kept across a change of anything else.
+ */
+export interface HostSettings {
+  readonly quotaTimeZone: string;
+  readonly maxAddresses: number;
+  readonly localShare: number;
 }
 
 /** The gateway's in-process limits, kept by the primary for all its workers. */
 export interface LimitsHost {
-  /** Answers the checks `worker` sends (see `createPrimaryLimiter`); call it for every forked worker. */
-  attach(worker: HostedWorker): void;
+  /** Answers the checks a worker sends over `port` (see `createPrimaryLimiter`); call it for every worker. */
+  attach(port: Port): void;
   /**
    * The settings of a reload: the counters are kept, unless `QUOTA_TIME_ZONE`,
    * `RATE_LIMIT_MAX_ADDRESSES` or `RATE_LIMIT_LOCAL_SHARE` changed (then those of the limiter
    * they shape start over, as at a restart).
    */
-  reload(config: GatewayConfig['rateLimits']): void;
+  reload(settings: HostSettings | undefined): void;
   /** The limiter of the gateway's limits without Redis, which the admin API reads (peeks) and lifts bans in. */
   processLimiter(): MemoryLimiter;
 }
@@ -44,12 +45,19 @@ export interface LimitsHost {
 const MAX_POLICIES = 20_000;
 const NOTHING: WireAnswer = [];
 const FAILURE: WireAnswer = [FAILED];
-const ignore = () => {};
+const FAULTY: WireAnswer = [FAULT];
+const DEFAULTS: HostSettings = { quotaTimeZone: 'UTC', maxAddresses: DEFAULT_MAX_ADDRESSES, localShare: 0.5 };
 
-/** What shapes the primary's limiters; with RATE_LIMITS=off, the defaults (no worker asks). */
-function settingsOf(config: GatewayConfig['rateLimits']) {
-  const { quotaTimeZone, maxAddresses, localShare } =
-    config.mode === 'off' ? { quotaTimeZone: 'UTC', maxAddresses: DEFAULT_MAX_ADDRESSES, localShare: 0.5 } : config;
+/** The policy ids a check names: its own, and (a check, not a seed) each layer's. */
+function policyIdsOf(check: WireCheck): string[] {
+  const ids = [check[3] as string];
+  if (check[0] !== SEED) for (let i = 7; i < check.length; i += 2) ids.push(check[i] as string);
+  return ids;
+}
+
+/** The settings in force (the defaults without limits), and the shape they give a limiter. */
+function settingsOf(given: HostSettings | undefined) {
+  const { quotaTimeZone, maxAddresses, localShare } = given ?? DEFAULTS;
   return { quotaTimeZone, maxAddresses, localShare, shape: `${quotaTimeZone}|${maxAddresses}` };
 }
 
@@ -67,9 +75,9 @@ export interface HostLimitsOptions {
  * Redis, the same for the `local` failure policy: one share of the plan for the whole gateway.
  * Each batch is decided in one go, in the order of its checks, on the primary's clock.
  */
-export function hostLimits(config: GatewayConfig['rateLimits'], options: HostLimitsOptions = {}): LimitsHost {
+export function hostLimits(given: HostSettings | undefined, options: HostLimitsOptions = {}): LimitsHost {
   // Made when a worker first asks: with RATE_LIMITS=off none does (a reload may turn them on).
-  let settings = settingsOf(config);
+  let settings = settingsOf(given);
   const engines = new Map<Engine, { readonly limiter: MemoryLimiter; readonly made: string }>();
   const engineOf = (engine: Engine): MemoryLimiter => {
     const shape = engine === 'local' ? `${settings.shape}|${settings.localShare}` : settings.shape;
@@ -88,26 +96,48 @@ export function hostLimits(config: GatewayConfig['rateLimits'], options: HostLim
   const policies = new Map<string, Policy>();
   const maxPolicies = options.maxPolicies ?? MAX_POLICIES;
 
+  /**
+   * Each check of the batch alone: one that throws (a policy the limiter cannot read, say) is
+   * answered `FAULT`, and the others of the batch are decided as if it were not there.
+   */
   function decide(batch: CheckBatch): Promise<WireAnswer[]> {
+    // Read past its deadline (the primary was stopped or starved): the worker answered without it.
+    if (batch.deadline !== null && batch.deadline !== undefined && Date.now() > batch.deadline) return Promise.resolve(batch.checks.map(() => FAILURE));
     const limiter = engineOf(batch.engine);
     const definitions = batch.policies;
     if (policies.size + definitions.length / 2 > maxPolicies) policies.clear();
-    for (let i = 0; i < definitions.length; i += 2) policies.set(definitions[i] as string, JSON.parse(definitions[i + 1] as string) as Policy);
+    /** Ids whose definition does not parse: the checks naming them fail, and only they. */
+    const unreadable = new Set<string>();
+    for (let i = 0; i < definitions.length; i += 2) {
+      try {
+        policies.set(definitions[i] as string, JSON.parse(definitions[i + 1] as string) as Policy);
+      } catch {
+        unreadable.add(definitions[i] as string);
+      }
+    }
     // Every check is decided here, one after the other (the limiter's work is synchronous): the
     // promises only carry decisions already made.
-    const decided: (Promise<RateDecision> | WireAnswer)[] = [];
+    const decided: (Promise<WireAnswer> | WireAnswer)[] = [];
     for (const check of batch.checks) {
-      if (check[0] === SEED) {
-        const seed = seedOf(check, policies);
-        if (seed !== undefined) limiter.seed(seed.request, seed.used);
-        decided.push(NOTHING);
+      if (unreadable.size > 0 && policyIdsOf(check).some((id) => unreadable.has(id))) {
+        decided.push(FAULTY);
         continue;
       }
-      const missing: string[] = [];
-      const request = requestOf(check, policies, missing);
-      decided.push(request === undefined ? [UNKNOWN, ...missing] : limiter.check(request));
+      try {
+        if (check[0] === SEED) {
+          const seed = seedOf(check, policies);
+          if (seed !== undefined) limiter.seed(seed.request, seed.used);
+          decided.push(NOTHING);
+          continue;
+        }
+        const missing: string[] = [];
+        const request = requestOf(check, policies, missing);
+        decided.push(request === undefined ? [UNKNOWN, ...missing] : limiter.check(request).then(answerOf, () => FAULTY));
+      } catch {
+        decided.push(check[0] === SEED ? NOTHING : FAULTY);
+      }
     }
-    return Promise.all(decided).then((all) => all.map((one) => (Array.isArray(one) ? one : answerOf(one as RateDecision))));
+    return Promise.all(decided);
   }
 
   return {
@@ -115,13 +145,10 @@ export function hostLimits(config: GatewayConfig['rateLimits'], options: HostLim
       settings = settingsOf(next);
     },
     processLimiter: () => engineOf('process'),
-    attach(worker) {
-      worker.on('message', (message) => {
-        if (!isMessage<CheckBatch>(message, CHECK_TYPE)) return;
-        const reply = (answers: WireAnswer[]) => {
-          // A worker gone meanwhile needs no answer; a failed send is its channel closing.
-          if (worker.isConnected()) worker.send({ type: DECIDED_TYPE, engine: message.engine, answers }, undefined, undefined, ignore);
-        };
+    attach(port) {
+      port.on<CheckBatch>(MESSAGE.limitsCheck, (message) => {
+        // A worker gone meanwhile needs no answer: the port drops it.
+        const reply = (answers: WireAnswer[]) => port.send({ type: MESSAGE.limitsDecided, engine: message.engine, answers } satisfies DecidedBatch);
         let answered: Promise<WireAnswer[]>;
         try {
           answered = decide(message);

@@ -1,5 +1,8 @@
-// Limits in process shared by the workers of one gateway: the primary keeps the counters
-// (`hostLimits`), each worker asks it over the cluster's IPC channel (`createPrimaryLimiter`).
-export { hostLimits, type HostedWorker, type HostLimitsOptions, type LimitsHost } from './host-limits.js';
-export { createPrimaryLimiter, type ChannelToPrimary, type PrimaryLimiter } from './primary-limiter.js';
-export { CHECK_TYPE, DECIDED_TYPE, type Engine } from './protocol.js';
+/**
+ * Limits in process shared by the workers of one gateway: the primary keeps the counters
+ * (`host-limits.ts`), each worker asks it over its port to the primary (`primary-limiter.ts`),
+ * in the messages of `protocol.ts`.
+ */
+export { hostLimits, type HostLimitsOptions, type HostSettings, type LimitsHost } from './host-limits.js';
+export { createPrimaryLimiter, type PrimaryLimiter } from './primary-limiter.js';
+export type { Engine } from './protocol.js';

@@ -1,35 +1,10 @@
 import { hash } from 'node:crypto';
 import type { RateDecision } from '../decision.js';
-import type { Limiter, LimitRequest } from '../limiter.js';
+import { CheckFaultError, type Limiter, type LimitRequest } from '../limiter.js';
 import type { Policy } from '../policy.js';
 import { RateLimitUnavailableError } from '../front/index.js';
-import {
-  CHECK,
-  CHECK_TYPE,
-  decisionOf,
-  DECIDED_TYPE,
-  FAILED,
-  isMessage,
-  PEEK,
-  SEED,
-  SHADOW,
-  UNKNOWN,
-  type CheckBatch,
-  type DecidedBatch,
-  type Engine,
-  type WireCheck,
-} from './protocol.js';
-
-/**
- * All a worker needs of its channel to the primary: `process` in a `node:cluster` worker. The
- * callback of `send` takes its failures (a closed channel), which would otherwise be thrown.
- */
-export interface ChannelToPrimary {
-  readonly connected?: boolean;
-  send?(message: CheckBatch, sendHandle: undefined, options: undefined, callback: (error: Error | null) => void): boolean;
-  on(event: 'message', listener: (message: unknown) => void): unknown;
-  on(event: 'disconnect', listener: () => void): unknown;
-}
+import { MESSAGE, type Port } from '../../ipc/index.js';
+import { CHECK, decisionOf, FAILED, FAULT, PEEK, SEED, SHADOW, UNKNOWN, type CheckBatch, type DecidedBatch, type Engine, type WireCheck } from './protocol.js';
 
 /** The limiter of a worker whose counters are the primary's; `seed` as `MemoryLimiter.seed`. */
 export interface PrimaryLimiter extends Limiter {
@@ -44,20 +19,22 @@ type Entry =
 const MAX_KNOWN = 10_000;
 
 /**
- * A limiter that asks the primary's `engine` (see `hostLimits`) over `channel`, so that every
+ * A limiter that asks the primary's `engine` (see `hostLimits`) over `port`, so that every
  * worker of the gateway counts on the same counters. Checks are sent in batches: one batch is in
  * flight at a time, and the checks asked meanwhile wait for its answer and leave together, so the
- * batch grows with the load. A check is refused with `RateLimitUnavailableError` (503
- * `rate_limit_unavailable`) when the channel is closed: the primary is gone, or this worker was
- * told to disconnect; it never waits for a primary that cannot answer.
+ * batch grows with the load. A check fails with `RateLimitUnavailableError` when the channel is
+ * closed (the primary is gone, or this worker was told to disconnect), and, with `deadlineMs`, when
+ * the primary has not answered within it (stopped, or starved of CPU): the failure policy in front
+ * (`createSharedLimiter`) answers then. It never waits for a primary that cannot answer.
  */
-export function createPrimaryLimiter(channel: ChannelToPrimary, engine: Engine): PrimaryLimiter {
-  if (channel.send === undefined) throw new Error('the primary limiter needs an IPC channel (a node:cluster worker)');
-  const send = channel.send.bind(channel);
+export function createPrimaryLimiter(port: Port, engine: Engine, options: { readonly deadlineMs?: number } = {}): PrimaryLimiter {
   let queue: Entry[] = [];
   let inFlight: Entry[] | undefined;
   let scheduled = false;
   let closed = false;
+  /** The batch in flight went unanswered past the deadline: until the primary answers it, checks fail at once. */
+  let stalled = false;
+  let timer: NodeJS.Timeout | undefined;
   const ids = new WeakMap<Policy, string>();
   const known = new Set<string>();
 
@@ -99,36 +76,63 @@ export function createPrimaryLimiter(channel: ChannelToPrimary, engine: Engine):
     const definitions: string[] = [];
     const checks = entries.map((entry) => wireOf(entry, definitions));
     inFlight = entries;
-    const batch: CheckBatch = { type: CHECK_TYPE, engine, policies: definitions, checks };
-    try {
-      send(batch, undefined, undefined, (error) => {
-        if (error === null || inFlight !== entries) return;
-        inFlight = undefined;
-        fail(entries, error);
-      });
-    } catch (error) {
+    const deadline = options.deadlineMs === undefined ? null : Date.now() + options.deadlineMs;
+    const batch: CheckBatch = { type: MESSAGE.limitsCheck, engine, policies: definitions, checks, deadline };
+    const failed = (error: Error | null) => {
+      if (error === null || inFlight !== entries) return;
       inFlight = undefined;
       fail(entries, error);
-    }
+    };
+    if (!port.send(batch, failed)) return failed(new Error('the channel to the gateway primary is closed'));
+    if (options.deadlineMs !== undefined) timer = setTimeout(() => stall(entries), options.deadlineMs);
   }
 
-  channel.on('message', (message) => {
-    if (!isMessage<DecidedBatch>(message, DECIDED_TYPE) || message.engine !== engine || inFlight === undefined) return;
+  /**
+   * The primary did not answer `entries` within the deadline (it is stopped, or starved): they and
+   * the checks queued behind them fail, as does every check until it answers them (its answers
+   * then come too late for anyone: a check it charges was answered by the failure policy).
+   */
+  function stall(entries: readonly Entry[]): void {
+    if (inFlight !== entries) return;
+    stalled = true;
+    const waiting = [...entries, ...queue];
+    queue = [];
+    fail(waiting, new Error(`the gateway primary did not answer within ${options.deadlineMs} ms`));
+  }
+
+  port.on<DecidedBatch>(MESSAGE.limitsDecided, (message) => {
+    if (message.engine !== engine || inFlight === undefined) return;
     const entries = inFlight;
     inFlight = undefined;
+    clearTimeout(timer);
+    if (stalled) {
+      stalled = false;
+      return flush();
+    }
     message.answers.forEach((answer, i) => {
       const entry = entries[i] as Entry;
       if (!('resolve' in entry)) return;
       if (answer[0] === FAILED) return entry.reject(new RateLimitUnavailableError(new Error('the gateway primary could not decide')));
-      if (answer[0] !== UNKNOWN) return entry.resolve(decisionOf(entry.request, answer));
+      if (answer[0] === FAULT) return entry.reject(new CheckFaultError(new Error('the gateway primary could not decide this request')));
+      if (answer[0] !== UNKNOWN) {
+        // An answer this worker cannot read fails its own request, not the rest of the batch.
+        let decided: RateDecision;
+        try {
+          decided = decisionOf(entry.request, answer);
+        } catch (error) {
+          return entry.reject(new CheckFaultError(error));
+        }
+        return entry.resolve(decided);
+      }
       // The primary forgot these policies (its table is bounded): sent again with their definitions.
       for (let j = 1; j < answer.length; j++) known.delete(answer[j] as string);
       queue.push(entry);
     });
     flush();
   });
-  channel.on('disconnect', () => {
+  port.onClose(() => {
     closed = true;
+    clearTimeout(timer);
     const entries = [...(inFlight ?? []), ...queue];
     inFlight = undefined;
     queue = [];
@@ -151,12 +155,12 @@ export function createPrimaryLimiter(channel: ChannelToPrimary, engine: Engine):
 
   return {
     check(request) {
-      if (closed || channel.connected === false)
-        return Promise.reject(new RateLimitUnavailableError(new Error('the channel to the gateway primary is closed')));
+      if (closed || !port.connected()) return Promise.reject(new RateLimitUnavailableError(new Error('the channel to the gateway primary is closed')));
+      if (stalled) return Promise.reject(new RateLimitUnavailableError(new Error('the gateway primary has not answered yet')));
       return new Promise<RateDecision>((resolve, reject) => enqueue({ request, resolve, reject }));
     },
     seed(request, used) {
-      if (!closed && channel.connected !== false) enqueue({ request, used });
+      if (!closed && !stalled && port.connected()) enqueue({ request, used });
     },
   };
 }

@@ -2,37 +2,40 @@ import type { RateDecision, WindowReading } from '../decision.js';
 import type { LimitRequest } from '../limiter.js';
 import { isMonth, type Layer, type Policy } from '../policy.js';
 import { decision } from '../decision.js';
+import { MESSAGE, type Message } from '../../ipc/index.js';
 
 /**
- * The messages between a gateway's workers and its primary, on the cluster's IPC channel, which
- * prom-client's aggregator and the supervisor use too: each carries a `type` of its own. Only
- * arrays, strings, numbers and `null` travel, so both serializations of `node:cluster` (`json`,
- * `advanced`) carry them unchanged.
+ * The limits' messages between a gateway's workers and its primary, on the channel the
+ * supervisor and the admin API use too (their types are in `ipc/messages.ts`). Only arrays,
+ * strings, numbers and `null` travel.
  *
  * A worker sends its checks in batches (`CheckBatch`); the primary answers each batch with one
  * `DecidedBatch`, its answers in the order of the checks. A policy travels by its id (a hash of its
  * definition); its definition goes with the first check that names it, and again whenever the
  * primary answers that it does not know the id (`UNKNOWN`).
  */
-export const CHECK_TYPE = 'gateway-limits:check';
-export const DECIDED_TYPE = 'gateway-limits:decided';
-
 /**
  * Which of the primary's limiters decides: `process`, the gateway's limits when there is no Redis;
  * `local`, the share of the plan admitted while Redis is away (`RATE_LIMIT_ON_REDIS_FAILURE=local`).
  */
 export type Engine = 'process' | 'local';
 
-export interface CheckBatch {
-  readonly type: typeof CHECK_TYPE;
+export interface CheckBatch extends Message {
+  readonly type: typeof MESSAGE.limitsCheck;
   readonly engine: Engine;
   /** Definitions of policies the primary may not know yet: id, JSON, id, JSON… */
   readonly policies: readonly string[];
+  /**
+   * When the worker stops waiting (ms since the epoch, the machine's clock, which both read):
+   * a batch the primary reads later decides and charges nothing, since the worker has answered
+   * its requests by then. `null`: no deadline.
+   */
+  readonly deadline: number | null;
   readonly checks: readonly WireCheck[];
 }
 
-export interface DecidedBatch {
-  readonly type: typeof DECIDED_TYPE;
+export interface DecidedBatch extends Message {
+  readonly type: typeof MESSAGE.limitsDecided;
   readonly engine: Engine;
   readonly answers: readonly WireAnswer[];
 }
@@ -51,16 +54,21 @@ export const PEEK = 2;
  */
 export type WireCheck = readonly (string | number | null)[];
 
-/** Answer kinds: the first element of an answer. `FAILED`: the primary's limiter threw (a fault, never a limit). */
+/**
+ * Answer kinds: the first element of an answer. `FAILED`: the primary could not decide the batch
+ * (read past its deadline); `FAULT`: the primary's limiter threw on this check alone (a policy it
+ * cannot read, say), the others of the batch decided.
+ */
 export const UNKNOWN = 0;
 export const FAILED = -1;
+export const FAULT = -2;
 const KINDS = [undefined, 'allowed', 'limited', 'banned'] as const;
 export const KIND_CODES = { allowed: 1, limited: 2, banned: 3 } as const;
 
 /**
  * `[kind, retryAt | null, now, bindingIndex | -1, shadow 0/1, limit, windowMs, remaining, resetAt, …]`
  * per window, in the decision's order (the key's own, then each layer's); `[UNKNOWN, policyId, …]`
- * for a check naming policies the primary does not know; `[FAILED]`; `[]` for a seed. The windows' names and
+ * for a check naming policies the primary does not know; `[FAILED]`, `[FAULT]`; `[]` for a seed. The windows' names and
  * layers, and the policy, are the request's: the worker puts them back.
  */
 export type WireAnswer = readonly (number | string | null)[];
@@ -141,9 +149,4 @@ export function seedOf(check: WireCheck, policies: ReadonlyMap<string, Policy>):
   const used = new Map<string, number>();
   for (let i = 6; i < check.length; i += 2) used.set(check[i] as string, check[i + 1] as number);
   return { request: { subject: check[1] as string, keyId: undefined, policy }, used };
-}
-
-/** True for a message of this protocol of the given type (the channel carries others' too). */
-export function isMessage<T extends CheckBatch | DecidedBatch>(message: unknown, type: T['type']): message is T {
-  return typeof message === 'object' && message !== null && (message as { type?: unknown }).type === type;
 }

@@ -1,28 +1,40 @@
 /**
- * The part of the rate-limit script (`redis-script.ts`) that reads and writes accounts. An
- * account's key is one string: its whole state, MessagePack-encoded (`cmsgpack`, built into
- * Redis's Lua), read with one GET the first time the call meets the account and written back with
- * one SET at the end of the call when a request changed it. The state is an array of:
+ * The part of the rate-limit script (`redis-script.ts`) that reads and writes accounts on the
+ * general path (the common one, `common-path-lua.ts`, works on the bytes). An account's key is
+ * one string: its whole state, MessagePack-encoded (`cmsgpack`, built into Redis's Lua, reads it;
+ * `account-layout-lua.ts` writes it), read with one GET the first time the call meets the account
+ * and written back with one SET at the end of the call when a request changed it. The state is an
+ * array of:
  *   its windows, flat: per window its letter (m, d), its last bucket, the requests it counts, and
  *     the array of its buckets' counts from the first to the last (empty when it counts none: the
  *     last bucket is kept, so a clock that steps back stays in it);
  *   its keys' bans and strikes, flat: per key its id (`jti`), banned until (ms, 0 for none),
  *     strikes, when the strikes expire (ms);
- *   when the key's TTL ends (ms).
- * A key in the layout of the release before (a hash, see `convertWindows` below) is converted the first
- * time a call meets it, and written back as a string at the end of that call, whatever its
- * requests decide: the decisions go on exactly as the older release would have made them.
- * It expects the script's locals `now`, `call`, `pcall`, `encode`, `decode`, `type`, `sub` and
- * `ceil`, and defines `load(key, policy)`, `keep(key, state, policy)` (write it back, living as
- * long as the policy needs) and `saveTouched()` (write back what was kept, once each).
+ *   when the key's TTL ends (ms);
+ *   only while the account has any, its leases and their tally (see `lease-lua.ts`): per lease its
+ *     holder (a gateway process), units, when it was charged and when it ends (ms), flat; then the
+ *     month (its start, ms) and the units of leases given up in it ({start, units}), or nothing.
+ * The release before wrote the same array with `cmsgpack.pack`; it is read alike, and written back
+ * in this release's layout the first time a request changes it. A key in the layout of the release
+ * before that (a hash, see `convertWindows` below) is converted the first time a call meets it,
+ * and written back as a string at the end of that call, whatever its requests decide: the
+ * decisions go on exactly as the older release would have made them.
+ * An account the common path read or wrote earlier in the call is taken from it (`raws`), and one
+ * it wrote is then written back by this part alone (`written`).
+ * It expects the script's locals `now`, `call`, `pcall`, `encode`, `decode`, `type`, `sub`, `ceil`
+ * and `encodeAccount`, and defines `raws`, `written`, `load(key, policy)`, `keep(key, state, policy)`
+ * (write it back, living as long as the policy needs) and `saveTouched()` (write back what was
+ * kept, once each).
  */
 export const ACCOUNT_STATE_LUA = `
 -- Accounts met in this call: key -> {w = {letter -> window}, bans = {jti -> {until, strikes, strikesEnd}},
 -- ttl: how long the key must live from now (0: unchanged, not written), expires: when its TTL ends (ms)}.
 -- A window is {first, last, total, counts}: counts[1] is the first bucket's, in a row to the last
--- (an array that MessagePack encodes and decodes in C, so the script never loops over it to load
--- or save an account).
+-- (an array that MessagePack decodes in C, so the script never loops over it to load an account).
 local states, touched = {}, {}
+-- The common path's accounts (common-path-lua.ts): key -> its bytes as read (false: no key) or
+-- as last written in this call; key -> how long it must live from now, for those it wrote.
+local raws, written = {}, {}
 
 -- Marks the account to be written back: its TTL outlives every bucket it may count (a window
 -- and a bucket of the longest window of the policies met), and its bans and strikes.
@@ -83,11 +95,18 @@ local function load(key, policy)
     end
     return state
   end
-  state = { w = {}, bans = {}, ttl = 0, expires = 0 }
+  state = { w = {}, bans = {}, ttl = 0, expires = 0, leases = {} }
   states[key] = state
   -- pcall: a key of another type errs (WRONGTYPE); the hash of the release before is converted
   -- (read whole, once: the SET at the end of the call replaces it), anything else reads as empty.
-  local raw = pcall('GET', key)
+  local raw = raws[key]
+  if raw == nil then raw = pcall('GET', key) end
+  if written[key] ~= nil then
+    -- Changed by the common path earlier in this call: written back from here on, by save().
+    state.ttl = written[key]
+    touched[#touched + 1] = key
+    written[key] = nil
+  end
   if type(raw) == 'table' then
     local fields = pcall('HGETALL', key)
     if type(fields) == 'table' and fields.err == nil then
@@ -104,6 +123,7 @@ local function load(key, policy)
   local s = decode(raw)
   local wins, bans = s[1], s[2]
   state.expires = s[3] or 0
+  state.leases, state.tally = s[4] or {}, s[5]
   for i = 1, #wins, 4 do
     local last, counts = wins[i + 1], wins[i + 3]
     state.w[wins[i]] = { last - #counts + 1, last, wins[i + 2], counts }
@@ -115,15 +135,7 @@ local function load(key, policy)
 end
 
 local function save(key, state)
-  local wins, bans = {}, {}
-  for letter, w in pairs(state.w) do
-    local counts = w[4]
-    if w[3] == 0 then counts = {} end
-    wins[#wins + 1] = letter
-    wins[#wins + 1] = w[2]
-    wins[#wins + 1] = w[3]
-    wins[#wins + 1] = counts
-  end
+  local bans = {}
   for id, ban in pairs(state.bans) do
     if ban[1] > now or ban[3] > now then
       bans[#bans + 1] = id
@@ -134,11 +146,31 @@ local function save(key, state)
   end
   -- Setting an expiry costs Redis about as much as the write itself: the TTL is set a 24th longer
   -- than needed, and kept (KEEPTTL) by the writes until what is left of it no longer suffices.
-  if state.expires >= now + state.ttl then
-    call('SET', key, encode({ wins, bans, state.expires }), 'KEEPTTL')
+  local ttl = nil
+  if state.expires < now + state.ttl then ttl = ceil(state.ttl * 25 / 24) end
+  local expires = ttl == nil and state.expires or now + ttl
+  local raw
+  -- Leases and their tally only while there are some: most accounts never have any, and are
+  -- written in the common path's layout (account-layout-lua.ts); one with leases is the longer
+  -- MessagePack array, which the common path leaves to decide().
+  if #state.leases > 0 or state.tally ~= nil then
+    local wins = {}
+    for letter, w in pairs(state.w) do
+      local counts = w[4]
+      if w[3] == 0 then counts = {} end
+      wins[#wins + 1] = letter
+      wins[#wins + 1] = w[2]
+      wins[#wins + 1] = w[3]
+      wins[#wins + 1] = counts
+    end
+    raw = encode({ wins, bans, expires, state.leases, state.tally })
   else
-    local ttl = ceil(state.ttl * 25 / 24)
-    call('SET', key, encode({ wins, bans, now + ttl }), 'PX', ttl)
+    raw = encodeAccount(state.w, bans, expires)
+  end
+  if ttl == nil then
+    call('SET', key, raw, 'KEEPTTL')
+  else
+    call('SET', key, raw, 'PX', ttl)
   end
 end
 

@@ -2,11 +2,11 @@
  * The part of the rate-limit script (`redis-script.ts`) that reads what a call holds as a whole,
  * before any request is decided: the clock (Redis TIME, or the tests' ARGV 1), the deadline (a
  * call started after it returns `{now}` alone, having read and charged nothing), the month now
- * falls in (`monthStart`, `monthEnd`, and `monthEndOf`), the policies
+ * falls in (`monthStart`, `monthEnd`, and `monthEndOf`), the process that sent it (`holder`), the policies
  * (once a call, however many requests share one), and the deny-list, asked once (SMISMEMBER)
  * for every request of the call that checks its key's revocation. ARGV is as `redis-script.ts`
  * describes it. It expects the script's locals `ARGV`, `KEYS`, `call`, `tonumber`, `floor` and
- * `sub`, and defines `now`, `requests`, `policies` (a window is {letter, limit, ms, buckets,
+ * `sub`, and defines `now`, `holder`, `requests`, `repeated` (tonumber of a field whose values repeat, memoized), `policies` (a window is {letter, limit, ms, buckets,
  * width, month}), `first` (the offset of the first request's fields) and `revoked` (by request number).
  */
 export const CALL_HEADER_LUA = `
@@ -18,16 +18,22 @@ else
   now = tonumber(t[1]) * 1000 + floor(tonumber(t[2]) / 1000)
 end
 local requests = tonumber(ARGV[2])
+-- The numbers each request repeats (0 layers, no lease, cost 1, policy 1), read once a call:
+-- tonumber costs about what reading a dozen fields does.
+local repeated = setmetatable({}, { __index = function(t, k) local v = tonumber(k) t[k] = v return v end })
 local denyList = ARGV[3] == '1'
 -- Started after the gateway stopped waiting (Redis stalled, or it ran calls held by a pause):
 -- decide nothing, charge nothing.
 local deadline = tonumber(ARGV[5])
 if deadline ~= nil and now > deadline then return { now } end
 
--- The month now falls in, from the starts given (ARGV 6 tells how many); monthEndOf(start) is
+-- The gateway process that sent the call: the holder of the leases it asks for and gives back.
+local holder = ARGV[6]
+
+-- The month now falls in, from the starts given (ARGV 7 tells how many); monthEndOf(start) is
 -- when a month that started at one of them ends (a clock that stepped back may count in a later one).
-local starts, a = {}, 7
-for i = 1, tonumber(ARGV[6]) do starts[i] = tonumber(ARGV[6 + i]) a = a + 1 end
+local starts, a = {}, 8
+for i = 1, tonumber(ARGV[7]) do starts[i] = tonumber(ARGV[7 + i]) a = a + 1 end
 local monthStart, monthEnd = starts[1], starts[2]
 for i = 2, #starts - 1 do
   if now >= starts[i] then monthStart, monthEnd = starts[i], starts[i + 1] end
@@ -65,7 +71,7 @@ if denyList then
   local r = first
   for i = 1, requests do
     if ARGV[r + 2] == '1' then asked[#asked + 1] = ARGV[r + 1] at[#asked] = i end
-    r = r + 12 + 2 * tonumber(ARGV[r + 8])
+    r = r + 12 + 2 * repeated[ARGV[r + 8]]
   end
   if #asked > 0 then
     local found = call('SMISMEMBER', KEYS[1], unpack(asked))

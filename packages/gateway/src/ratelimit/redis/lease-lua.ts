@@ -1,3 +1,5 @@
+import { LEASE_OF_LIMIT } from './lease-entry.js';
+
 /**
  * The part of the rate-limit script (`redis-script.ts`) that grants and takes back leases: units
  * of an account charged to one gateway instance ahead of its requests, which it then admits
@@ -7,19 +9,21 @@
  *   buckets to end (a second of a minute's window, 24 minutes of a day's, the month): a unit used
  *   before that counts where a request made then would have counted, and for as long;
  * - units given back are taken out of the bucket they were charged to, only while it is counted.
- * What it costs is under-admission, bounded: an instance holds at most an eighth of what the
- * account has left, and at most a 1024th of each window's limit (none at all on a limit under
- * 1,024), for at most one bucket, and gives back what it did not use. A lease is only granted where every
- * decision in between would be an admission for every key of the account: none of them banned or
- * counting strikes, and the clock not stepped back (a bucket later than `now`'s).
- * It expects the script's locals `now`, `floor`, `remove`, `monthEndOf` and `charge`, and defines
- * `giveBack(win, w, cur, units, at)` and `grant(all, account, want)`.
+ * An instance holds at most an eighth of what the account has left, and at most a 1024th of each
+ * window's limit (none at all on a limit under 1,024), for at most one bucket, and gives back what
+ * it did not use. A lease is only granted where every decision in between would be an admission
+ * for every key of the account: none of them banned or counting strikes, and the clock not stepped
+ * back (a bucket later than `now`'s). Each lease granted is recorded in the account and given back
+ * by its record (`lease-record-lua.ts`): a refusal its units alone make is no strike, and the
+ * refused instance asks for them (`lease-recall.ts`), so that at the limit no unit is left unused.
+ * It expects the script's locals `now`, `holder`, `floor`, `remove`, `monthEndOf` and `charge`,
+ * and `LEASE_RECORD_LUA`'s, and defines `takeBack(all, account, units, at)` and `grant(all, account, want)`.
  */
 export const LEASE_LUA = `
 -- Of each window's limit, the most one lease holds is this fraction (none under 1024): what an
 -- instance may hold unused is a thousandth of the limit, and a plan whose account cannot be busy
 -- enough to need leases (1,000 a minute is 17 a second) has none, so its bursts stay exact.
-local LEASE_OF_LIMIT = 1024
+local LEASE_OF_LIMIT = ${LEASE_OF_LIMIT}
 -- Of what the account has left, the most one lease holds: the other instances keep the rest.
 local LEASE_OF_LEFT = 8
 
@@ -71,6 +75,22 @@ local function grant(all, account, want)
   end
   if ends == nil or units <= 0 then return 0, 0 end
   for k = 1, #all do charge(all[k].win, all[k].w, all[k].cur, units) end
+  record(account, units, ends)
   return units, ends
+end
+
+-- Gives back the lease of this call's holder charged at \`at\`: its record goes, and its \`units\`
+-- unused leave every window of the account's own layer. Without a record (given up, see
+-- \`forget\`, or dropped by an older release writing the account) nothing is given back: its units
+-- stay counted, as a lease never given back. Returns whether it found the record.
+local function takeBack(all, account, units, at)
+  if not unrecord(account, at) then return false end
+  if units > 0 then
+    for k = 1, #all do
+      local e = all[k]
+      if e.own then giveBack(e.win, e.w, e.cur, units, at) end
+    end
+  end
+  return true
 end
 `;

@@ -1,46 +1,21 @@
-import { decision, type RateDecision, type WindowReading } from '../decision.js';
+import { decision, type RateDecision } from '../decision.js';
 import type { LimitRequest } from '../limiter.js';
-import type { Policy } from '../policy.js';
+import {
+  BUSY_MS,
+  dropLease,
+  FORGET_MS,
+  giveBackOnly,
+  IDLE_MS,
+  isOrdinary,
+  leaseReadings as readings,
+  MAX_ENTRIES,
+  type Entry,
+  type Lease,
+  type LeaseOptions,
+} from './lease-entry.js';
 import type { Grant, LeaseTerms, ScriptRequest } from './redis-call.js';
 
-export interface LeaseOptions {
-  /** Units one lease holds at most; the script grants fewer near a limit (`lease-lua.ts`). */
-  readonly maxUnits: number;
-  /** The process's clock, in ms: monotonic (`performance.now`), or the tests' clock. */
-  readonly now: () => number;
-  /**
-   * The deny-list's local copy, for a request that checks its key's revocation: false when the
-   * copy is complete, listening for revocations, and does not hold the key. Anything else (the
-   * key revoked, or the copy unsure) leaves the request to Redis.
-   */
-  readonly revoked?: (keyId: string) => boolean;
-}
-
-/** Units of an account charged in Redis to this process ahead of its requests. */
-interface Lease {
-  readonly policy: Policy;
-  readonly units: number;
-  left: number;
-  /** Redis's clock when the script charged it: the bucket its units are in. */
-  readonly chargedAt: number;
-  /** This process's clock when the call that granted it was sent. */
-  readonly sentAt: number;
-  /** Usable while this process's clock is before it: the lease's end, never later on Redis's clock. */
-  readonly until: number;
-  /** Per window of the policy: what was left for the other instances, the lease counted as used. */
-  readonly others: readonly WindowReading[];
-}
-
-interface Entry {
-  lease: Lease | undefined;
-  /** Units the next lease asks for. */
-  want: number;
-  /** A request of the account is in a call that asks for a lease. */
-  asking: boolean;
-  /** This process's clock at the account's last request, and at the one before. */
-  lastAt: number;
-  previousAt: number;
-}
+export type { LeaseOptions } from './lease-entry.js';
 
 export interface LeaseTable {
   /** The request's decision from its account's lease, without Redis; `undefined` when it must go to Redis. */
@@ -63,16 +38,12 @@ export interface LeaseTable {
    * request that only gives back, in its lease's own policy (whose windows say where its units are).
    */
   due(): ScriptRequest[];
+  /**
+   * Another instance was refused for units leased and not given back (`lease-recall.ts`): the
+   * account's lease, if this process holds one, ends now; the request that gives it back.
+   */
+  recall(subject: string): ScriptRequest | undefined;
 }
-
-/** An account asks for a lease only when its request comes within this long of its previous one. */
-const BUSY_MS = 1000;
-/** A lease unused for this long is given back before it ends. */
-const IDLE_MS = 1000;
-/** An account with no request for this long is forgotten: its next request asks for no lease. */
-const FORGET_MS = 10_000;
-/** Accounts remembered at most; past it no new account asks for a lease until some are forgotten. */
-const MAX_ENTRIES = 100_000;
 
 /**
  * The leases of one process (`lease-lua.ts` says why they never let an account over its limit).
@@ -88,26 +59,8 @@ export function createLeaseTable(options: LeaseOptions): LeaseTable {
   let pending: ScriptRequest[] = [];
   const { now } = options;
 
-  const ordinary = (request: LimitRequest) =>
-    request.peek !== true &&
-    request.shadow !== true &&
-    (request.layers === undefined || request.layers.length === 0) &&
-    (request.pendingStrikes ?? 0) === 0 &&
-    (request.checkRevoked !== true || request.keyId === undefined || options.revoked?.(request.keyId) === false);
-
-  /** Ends the entry's lease: what it used sets the next one's size. */
-  const drop = (entry: Entry, lease: Lease) => {
-    entry.lease = undefined;
-    entry.want = Math.min(options.maxUnits, Math.max(1, 2 * (lease.units - lease.left)));
-  };
-  const giveBackOnly = (subject: string, lease: Lease): ScriptRequest => ({
-    subject,
-    keyId: undefined,
-    policy: lease.policy,
-    lease: { want: 0, back: lease.left, backAt: lease.chargedAt, only: true },
-  });
-
-  const readings = (lease: Lease, extra: number): WindowReading[] => lease.others.map((window) => ({ ...window, remaining: window.remaining + extra }));
+  const ordinary = (request: LimitRequest) => isOrdinary(request, options.revoked);
+  const drop = (entry: Entry, lease: Lease) => dropLease(entry, lease, options.maxUnits);
 
   return {
     take(request) {
@@ -152,7 +105,7 @@ export function createLeaseTable(options: LeaseOptions): LeaseTable {
           if (lease.policy === request.policy) {
             back = lease.left;
             backAt = lease.chargedAt;
-          } else if (lease.left > 0) {
+          } else {
             pending.push(giveBackOnly(request.subject, lease));
           }
           drop(entry, lease);
@@ -161,7 +114,7 @@ export function createLeaseTable(options: LeaseOptions): LeaseTable {
         const busy = entry.lastAt - entry.previousAt < BUSY_MS;
         const want = busy && last.get(request.subject) === i && !entry.asking && options.maxUnits > 0 && ordinary(request) ? entry.want : 0;
         if (want > 0) entry.asking = true;
-        if (back === 0 && want === 0) return request;
+        if (backAt === 0 && want === 0) return request;
         const terms: LeaseTerms = { want, back, backAt };
         return { ...request, lease: terms };
       });
@@ -214,12 +167,20 @@ export function createLeaseTable(options: LeaseOptions): LeaseTable {
       for (const [subject, entry] of entries) {
         const lease = entry.lease;
         if (lease !== undefined && (at >= lease.until || at - entry.lastAt >= IDLE_MS)) {
-          if (lease.left > 0) back.push(giveBackOnly(subject, lease));
+          back.push(giveBackOnly(subject, lease));
           drop(entry, lease);
         }
         if (entry.lease === undefined && !entry.asking && at - entry.lastAt >= FORGET_MS) entries.delete(subject);
       }
       return back;
+    },
+
+    recall(subject) {
+      const entry = entries.get(subject);
+      const lease = entry?.lease;
+      if (entry === undefined || lease === undefined) return undefined;
+      drop(entry, lease);
+      return giveBackOnly(subject, lease);
     },
   };
 }

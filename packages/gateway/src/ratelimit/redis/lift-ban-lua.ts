@@ -1,8 +1,10 @@
+import { ACCOUNT_LAYOUT_LUA } from './account-layout-lua.js';
 import { ACCOUNT_STATE_LUA } from './account-state-lua.js';
 
 /**
  * Lifts one key's ban in an account's state (the admin API's `DELETE /admin/bans/{jti}`), with
- * the rate-limit script's own reading and writing of accounts (`account-state-lua.ts`), so that
+ * the rate-limit script's own reading and writing of accounts (`account-state-lua.ts`, in the layout
+ * of `account-layout-lua.ts`), so that
  * the state is read and written back exactly as the script keeps it. KEYS[1]: the account's key;
  * ARGV[1]: the key id, ARGV[2]: now in ms, or '' for Redis TIME (as the rate-limit script's ARGV 1). The account's windows and its other keys' bans and strikes are kept as
  * they are, and so is its time to live. Returns 1 when the key was banned, else 0 (nothing written).
@@ -20,6 +22,7 @@ else
   now = tonumber(t[1]) * 1000 + floor(tonumber(t[2]) / 1000)
 end
 
+${ACCOUNT_LAYOUT_LUA}
 ${ACCOUNT_STATE_LUA}
 
 local key, id = KEYS[1], ARGV[1]

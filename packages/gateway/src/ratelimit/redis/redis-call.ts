@@ -2,11 +2,13 @@ import type { Calendar } from '../calendar.js';
 import { decision, revokedDecision, type RateDecision, type WindowReading } from '../decision.js';
 import type { LimitRequest } from '../limiter.js';
 import { isMonth, type Layer, type Policy } from '../policy.js';
+import { encoded } from './policy-args.js';
 
 /**
- * What a request does with leases in its call (`leases.ts`): the units it asks for, and the units of
- * an earlier lease it gives back with when they were charged (Redis's clock). `only`: it gives back
- * and is not decided (a lease that ended unused, its account idle).
+ * What a request does with leases in its call (`leases.ts`): the units it asks for, and an earlier
+ * lease it gives back: its units unused (0 when all were used: its record in Redis goes all the
+ * same) and when it was charged (Redis's clock; 0: none). `only`: it gives back and is not decided
+ * (a lease that ended, its account idle, or asked for by another instance).
  */
 export interface LeaseTerms {
   readonly want: number;
@@ -30,9 +32,6 @@ export interface ScriptCall {
   readonly args: (string | number)[];
 }
 
-/** The letter a window's counter is kept under in a key's state: m, d, and M for the month. */
-const LETTERS = { minute: 'm', day: 'd', month: 'M' } as const;
-
 /**
  * The call deciding `requests` (all of one shard). `header`: ARGV 1 to 5 (clock, count, deny-list,
  * then the deadline; the policies' count is filled here). Month starts are sent when a policy
@@ -45,6 +44,8 @@ export function scriptCall(
     readonly denyList: string | undefined;
     readonly clock: string | number;
     readonly deadline: string | number;
+    /** This process, as the holder of the leases the call asks for and gives back. */
+    readonly holder: string;
   },
   calendar: Calendar,
   at: number,
@@ -96,51 +97,48 @@ export function scriptCall(
     else requestArgs.push(lease.want, lease.back, lease.backAt);
   }
   const starts = months ? calendar.boundaries(at) : [];
-  const args = [options.clock, requests.length, options.denyList === undefined ? '0' : '1', policyIndex.size, options.deadline, starts.length, ...starts];
+  const args = [
+    options.clock,
+    requests.length,
+    options.denyList === undefined ? '0' : '1',
+    policyIndex.size,
+    options.deadline,
+    options.holder,
+    starts.length,
+    ...starts,
+  ];
   return { keys, args: [...args, ...policyArgs, ...requestArgs] };
 }
 
-/** Policies as the script reads them, by policy: the plans hand out the same object while nothing changed. */
-const ENCODED = new WeakMap<Policy, { readonly fields: readonly (string | number)[]; readonly signature: string }>();
-
-/** A policy as the script reads it: ban settings, then each window; and its text, to find it again in a call. */
-function encoded(policy: Policy): { readonly fields: readonly (string | number)[]; readonly signature: string } {
-  let found = ENCODED.get(policy);
-  if (found !== undefined) return found;
-  const ban = policy.ban;
-  const fields: (string | number)[] = [ban?.strikes ?? 0, ban?.strikeWindowMs ?? 0, ban?.banMs ?? 0, policy.windows.length];
-  for (const window of policy.windows) {
-    // A month goes as window ms 0 and buckets 0: the script reads buckets 0 as a month.
-    if (isMonth(window)) fields.push(LETTERS[window.name], window.limit, 0, 0);
-    else fields.push(LETTERS[window.name], window.limit, window.windowMs, window.buckets);
-  }
-  ENCODED.set(policy, (found = { fields, signature: fields.join(',') }));
-  return found;
-}
-
-const OUTCOMES = { 0: 'limited', 1: 'allowed', 2: 'banned', 4: 'allowed' } as const;
+const OUTCOMES = { 0: 'limited', 1: 'allowed', 2: 'banned', 4: 'allowed', 5: 'limited' } as const;
+/** Refused only for units leased and not given back: the limit would admit it (no strike counted). */
+const HELD = 5;
 /** The key's own layer, among a request's layers (the others are `Layer`s). */
 const OWN: unique symbol = Symbol('own');
 const ONLY_OWN = [OWN] as const;
 
 /**
- * Each request's decision from the script's reply (after `now`, its first value), and the lease
- * granted to each request that asked for one.
+ * Each request's decision from the script's reply (after `now`, its first value), the lease
+ * granted to each request that asked for one, and which refusals were only for units leased and
+ * not given back (`held`). A peek's month reading says the units no lease holder accounted for.
  */
 export function decisionsOf(
   requests: readonly ScriptRequest[],
   reply: readonly number[],
   calendar: Calendar,
-): { decisions: RateDecision[]; grants: (Grant | undefined)[] } {
+): { decisions: RateDecision[]; grants: (Grant | undefined)[]; held: boolean[] } {
   const now = reply[0] as number;
   const decisions: RateDecision[] = [];
   const grants: (Grant | undefined)[] = [];
+  const held: boolean[] = [];
   let at = 1;
   for (const request of requests) {
     const layers: readonly (typeof OWN | Layer)[] = request.layers === undefined || request.layers.length === 0 ? ONLY_OWN : [OWN, ...request.layers];
     let count = 0;
     for (const layer of layers) count += (layer === OWN ? request.policy : layer.policy).windows.length;
     const outcome = reply[at] as keyof typeof OUTCOMES | 3;
+    held.push(outcome === HELD);
+    const unaccounted = request.peek === true ? (reply[at + 3 + count * 2] as number) : 0;
     if (outcome === 3) {
       decisions.push(revokedDecision(request.policy, now, 'redis'));
     } else {
@@ -161,6 +159,7 @@ export function decisionsOf(
             resetAt,
           };
           if (month) reading.kind = 'month';
+          if (month && name === undefined && unaccounted > 0) reading.unaccounted = unaccounted;
           if (name !== undefined) reading.layer = name;
           windows.push(reading);
           k += 2;
@@ -178,6 +177,8 @@ export function decisionsOf(
       );
     }
     at += 3 + count * 2;
+    // A peek's units not accounted for, read with its windows above.
+    if (request.peek === true) at += 1;
     if ((request.lease?.want ?? 0) > 0) {
       const units = reply[at] as number;
       grants.push(units > 0 ? { units, endsAt: reply[at + 1] as number } : undefined);
@@ -186,5 +187,5 @@ export function decisionsOf(
       grants.push(undefined);
     }
   }
-  return { decisions, grants };
+  return { decisions, grants, held };
 }

@@ -1,61 +1,29 @@
-import { createBatch, redisKeyNames, type RedisClient } from '../../redis/index.js';
-import { createCalendar, type Calendar } from '../calendar.js';
+import { createBatch, redisKeyNames, ScriptError, type RedisClient } from '../../redis/index.js';
+import { createCalendar } from '../calendar.js';
 import { revokedDecision, type RateDecision } from '../decision.js';
 import type { Limiter, LimitRequest } from '../limiter.js';
+import { createLeaseRecall, untilNotHeld } from './lease-recall.js';
 import { createLeaseTable } from './leases.js';
-import { decisionsOf, scriptCall, type ScriptRequest } from './redis-call.js';
+import { isolateFaults, LateDecisionError, UnchargedError } from './call-faults.js';
+import { decisionsOf, scriptCall, type ScriptCall, type ScriptRequest } from './redis-call.js';
 import { createClockOffset } from './redis-clock.js';
+import { HOLD_WHILE_OUT_MS, MAX_BATCH, type RedisLimiterOptions } from './redis-limiter-options.js';
 import { RATE_LIMIT_SCRIPT } from './redis-script.js';
-
-export interface RedisLimiterOptions {
-  readonly prefix: string;
-  /** ms since the epoch, for tests only; production uses Redis TIME (one clock for all instances). */
-  readonly now?: () => number;
-  /** How long a batch stays open: 0 (the default) closes it at the end of the event-loop turn. */
-  readonly batchWindowMs?: number;
-  /** Requests at most in one script call. */
-  readonly maxBatch?: number;
-  /**
-   * The command budget (ms): a call that Redis starts later than this after it was sent (on
-   * Redis's clock, learnt from earlier replies) decides nothing and charges nothing, since the
-   * gateway has answered its requests without it by then. Absent: no deadline.
-   */
-  readonly budgetMs?: number;
-  /** The months of monthly quotas (`QUOTA_TIME_ZONE`); UTC by default. */
-  readonly calendar?: Calendar;
-  /**
-   * Bounded leases (`leases.ts`, `lease-lua.ts`): a busy account's requests are admitted from units
-   * charged ahead to this process, without a round trip. `maxUnits`: the most one lease holds (0:
-   * none). `revoked`: the deny-list's local copy, which a request decided from a lease is checked
-   * against (see `LeaseOptions.revoked`). Absent: every request is decided in Redis.
-   */
-  readonly leases?: { readonly maxUnits: number; readonly revoked?: (keyId: string) => boolean };
-}
-
-/** A script call that Redis started after its deadline: nothing was decided or charged. */
-export class LateDecisionError extends Error {
-  constructor() {
-    super('Redis started the rate-limit call after its budget: nothing was charged');
-    this.name = 'LateDecisionError';
-  }
-}
-
-/** Requests at most per script call: keeps one run of the script well under a millisecond. */
-export const MAX_BATCH = 128;
-
-/**
- * While a script call is out, the next waits for its answer, at most this long: the batch grows
- * with the load (a loaded gateway's calls carry what arrived during one round trip). A few ms: a
- * healthy Redis answers well within it even on a busy host, and a stalled one holds no request
- * much longer than it would anyway.
- */
-export const HOLD_WHILE_OUT_MS = 2;
 
 /** How often leases that ended, or sit unused, are given back. */
 const GIVE_BACK_EVERY_MS = 250;
 
-/** One request's result: a shard's call can fail while the others of the batch succeed. */
-type Outcome = { readonly decision: RateDecision } | { readonly error: unknown };
+/**
+ * One request's result: a shard's call can fail while the others of the batch succeed. `held`:
+ * refused only for units leased and not given back (`lease-recall.ts`).
+ */
+type Outcome = { readonly decision: RateDecision; readonly held?: boolean } | { readonly error: unknown };
+
+/** What a script call says of one request: its decision, and whether only units leased elsewhere refused it. */
+interface Decided {
+  readonly decision: RateDecision;
+  readonly held: boolean;
+}
 
 /**
  * The limiter shared by every gateway instance. Requests that arrive in the same event-loop turn
@@ -64,6 +32,9 @@ type Outcome = { readonly decision: RateDecision } | { readonly error: unknown }
  * answered in the same call. On a cluster, a call holds the accounts of one slot only, and the
  * deny-list (in a slot of its own) is asked first, for the whole batch in one command.
  */
+/** Readings of Redis's clock while warming: the first is often read late. */
+const WARM_READINGS = 3;
+
 export function createRedisLimiter(redis: RedisClient, options: RedisLimiterOptions): Limiter {
   const run = redis.defineScript('rateLimit', RATE_LIMIT_SCRIPT);
   const names = redisKeyNames(options.prefix);
@@ -84,22 +55,42 @@ export function createRedisLimiter(redis: RedisClient, options: RedisLimiterOpti
           now: options.now ?? (() => performance.now()),
           ...(options.leases.revoked === undefined ? {} : { revoked: options.leases.revoked }),
         });
+  // Declared before the recall's listener can run: a recalled lease goes back through the batch.
+  let ask: (request: ScriptRequest) => Promise<Outcome> = () => Promise.reject(new Error('not ready'));
+  const recall = createLeaseRecall(
+    redis,
+    names.leaseRecalls,
+    leases === undefined
+      ? undefined
+      : (subject) => {
+          const back = leases.recall(subject);
+          if (back !== undefined) ask(back).catch(() => {});
+        },
+  );
 
   /** One script call for `requests`, all of one shard; `withDenyList`: the deny-list is there too. */
-  async function decide(requests: readonly ScriptRequest[], withDenyList: boolean): Promise<RateDecision[]> {
-    const sentAt = options.now?.() ?? performance.now();
+  async function decide(requests: readonly ScriptRequest[], withDenyList: boolean): Promise<Decided[]> {
+    const [sentAt, sentWall] = [options.now?.() ?? performance.now(), Date.now()];
     const at = options.now?.() ?? Date.now() + (offset.get() ?? 0);
-    const call = scriptCall(
-      requests,
-      { keyOf: names.limits, denyList: withDenyList ? names.revoked : undefined, clock: clock(), deadline: deadline() },
-      calendar,
-      at,
-    );
-    const reply = (await run(call.keys, call.args)) as number[];
-    if (options.now === undefined) offset.observe((reply[0] as number) - Date.now());
+    let call: ScriptCall;
+    try {
+      call = scriptCall(
+        requests,
+        { keyOf: names.limits, denyList: withDenyList ? names.revoked : undefined, clock: clock(), deadline: deadline(), holder: recall.holder },
+        calendar,
+        at,
+      );
+    } catch (error) {
+      throw new UnchargedError(error);
+    }
+    const reply = (await run(call.keys, call.args).catch((error: unknown) => {
+      throw error instanceof ScriptError ? new UnchargedError(error) : error;
+    })) as number[];
+    if (options.now === undefined) offset.observe((reply[0] as number) - Date.now(), (reply[0] as number) - sentWall);
     if (reply.length === 1) throw new LateDecisionError();
-    const { decisions, grants } = decisionsOf(requests, reply, calendar);
-    return leases === undefined ? decisions : leases.settle(requests, decisions, grants, sentAt);
+    const { decisions, grants, held } = decisionsOf(requests, reply, calendar);
+    const settled = leases === undefined ? decisions : leases.settle(requests, decisions, grants, sentAt);
+    return settled.map((decision, i) => ({ decision, held: held[i] === true }));
   }
 
   async function send(asked: readonly ScriptRequest[]): Promise<Outcome[]> {
@@ -149,24 +140,28 @@ export function createRedisLimiter(redis: RedisClient, options: RedisLimiterOpti
         pending = pending.map((members) => members.filter((i) => !revoked.has(i))).filter((members) => members.length > 0);
       }
     }
+    // A request the script cannot take fails alone: the others of its call are decided (`isolateFaults`).
     await Promise.all(
       pending.map(async (members) => {
-        try {
-          const decisions = await decide(
-            members.map((i) => requests[i] as ScriptRequest),
-            alone,
-          );
-          members.forEach((i, j) => (outcomes[i] = { decision: decisions[j] as RateDecision }));
-        } catch (error) {
-          leases?.abandon(members.map((i) => requests[i] as ScriptRequest));
-          for (const i of members) outcomes[i] = { error };
-        }
+        const decided = await isolateFaults(
+          members.map((i) => requests[i] as ScriptRequest),
+          (some) => decide(some, alone),
+        );
+        members.forEach((i, j) => {
+          const outcome = decided[j] as (typeof decided)[number];
+          if ('error' in outcome) {
+            leases?.abandon([requests[i] as ScriptRequest]);
+            outcomes[i] = outcome;
+          } else {
+            outcomes[i] = outcome.decision;
+          }
+        });
       }),
     );
     return outcomes;
   }
 
-  const ask = createBatch<ScriptRequest, Outcome>({
+  ask = createBatch<ScriptRequest, Outcome>({
     send,
     windowMs: options.batchWindowMs ?? 0,
     maxItems: options.maxBatch ?? MAX_BATCH,
@@ -183,15 +178,23 @@ export function createRedisLimiter(redis: RedisClient, options: RedisLimiterOpti
     async check(request: LimitRequest): Promise<RateDecision> {
       const leased = leases?.take(request);
       if (leased !== undefined) return leased;
-      const outcome = await ask(request);
+      // Decided again while units leased and not given back are all that refuse it (no strike counted).
+      const again = async (): Promise<Outcome> => {
+        const decision = leases?.take(request);
+        return decision === undefined ? ask(request) : { decision };
+      };
+      const outcome = await untilNotHeld(await ask(request), again, () => recall.ask(request.subject));
       if ('error' in outcome) throw outcome.error;
       return outcome.decision;
     },
     async warm(): Promise<void> {
-      // The script with no request: it reads Redis's clock and returns it, deciding nothing, so
-      // the first calls' deadlines are on Redis's clock from the start.
-      const reply = (await run([], [clock(), 0, '0', 0, '', 0])) as number[];
-      if (options.now === undefined) offset.observe((reply[0] as number) - Date.now());
+      // The script with no request returns Redis's clock, deciding nothing: the first calls' deadlines
+      // are on it. A cold process on a busy host reads its first reply late: three readings.
+      for (let i = 0; i < WARM_READINGS; i++) {
+        const sentWall = Date.now();
+        const reply = (await run([], [clock(), 0, '0', 0, '', recall.holder, 0])) as number[];
+        if (options.now === undefined) offset.observe((reply[0] as number) - Date.now(), (reply[0] as number) - sentWall);
+      }
     },
   };
 }

@@ -1,6 +1,11 @@
+import { ACCOUNT_LAYOUT_LUA } from './account-layout-lua.js';
 import { ACCOUNT_STATE_LUA } from './account-state-lua.js';
 import { CALL_HEADER_LUA } from './call-header-lua.js';
+import { COMMON_PATH_LUA } from './common-path-lua.js';
+import { COMMON_WINDOW_LUA } from './common-window-lua.js';
 import { LEASE_LUA } from './lease-lua.js';
+import { LEASE_RECORD_LUA } from './lease-record-lua.js';
+import { REPLY_LUA } from './reply-lua.js';
 import { WINDOW_LUA } from './window-lua.js';
 
 /**
@@ -17,7 +22,8 @@ import { WINDOW_LUA } from './window-lua.js';
  * ARGV: 1 now in ms, or '' for Redis TIME (one clock for every gateway instance, read once a call)
  *       2 the number of requests, 3 '1' when KEYS[1] is the deny-list, 4 the number of policies,
  *       5 the deadline (ms, Redis's clock; '' for none): a call started after it returns {now} alone
- *       6 the number of month starts that follow (0, or 4 when a policy has a month), then those
+ *       6 the gateway process that sends the call (the holder of the leases it asks for and gives back)
+ *       7 the number of month starts that follow (0, or 4 when a policy has a month), then those
  *         starts, in order: the month `now` falls in is picked from them (see `call-header-lua.ts`)
  *       then per policy (4 + 4 × windows fields): strikes before a ban (0: no bans), strike window
  *         ms, ban ms, the number of windows, then per window: letter (m, d, M), limit, window ms,
@@ -32,14 +38,16 @@ import { WINDOW_LUA } from './window-lua.js';
  *         (computed, never enforced), the number of further layers, then per layer the index in
  *         KEYS of its key and its policy's number; then the lease it asks for (units; 0: none,
  *         and none is granted to a request with layers, in shadow or a peek), and the units of an
- *         earlier lease it gives back with when they were charged (ms, Redis's clock; 0 and 0:
- *         none), taken back before it is decided (see `lease-lua.ts`)
+ *         earlier lease it gives back unused (0 for a lease all used: its record goes) with when
+ *         it was charged (ms, Redis's clock; 0: none), taken back before it is decided (`lease-lua.ts`)
  * Returns {now, then per request: outcome (1 admitted, 0 refused, 2 banned, 3 revoked, 4 admitted
- *          where its plan in shadow would have refused; for a peek, what the request would get),
+ *          where its plan in shadow would have refused, 5 refused only for units leased and not
+ *          given back, no strike counted; for a peek, what the request would get),
  *          retryAt (-1: never, 0: none), the refusing window (its place among the request's
  *          windows, from 1; 0: none), then per window of every layer: total after this request
  *          (before it, for a peek; a lease granted included), resetAt; then, when it asked for a
- *          lease, the units granted (0: none) and when they end (ms, Redis's clock)}.
+ *          lease, the units granted (0: none) and when they end (ms, Redis's clock); for a peek, the
+ *          units of the month no holder of a lease has accounted for (`lease-record-lua.ts`)}.
  * A revoked request is refused before anything is read or charged. The deny-list is asked once a
  * call (SMISMEMBER) for every request that checks revocation.
  */
@@ -50,58 +58,17 @@ local tonumber, floor, ceil, sub, type, remove = tonumber, math.floor, math.ceil
 local encode, decode = cmsgpack.pack, cmsgpack.unpack
 
 ${CALL_HEADER_LUA}
+${ACCOUNT_LAYOUT_LUA}
 ${ACCOUNT_STATE_LUA}
 ${WINDOW_LUA}
+${LEASE_RECORD_LUA}
 ${LEASE_LUA}
-local out = { now }
-
--- Appends an answer without reading (revoked, or no limit to check) for n windows.
-local function padded(outcome, n)
-  out[#out + 1] = outcome
-  out[#out + 1] = 0
-  out[#out + 1] = 0
-  for k = 1, n do
-    out[#out + 1] = 0
-    out[#out + 1] = now
-  end
-end
-
--- Appends the answer: the outcome, retryAt, the refusing window, and per window its total and reset.
-local function answer(all, outcome, retryAt, binding)
-  out[#out + 1] = outcome
-  out[#out + 1] = retryAt
-  out[#out + 1] = binding
-  for k = 1, #all do
-    local e = all[k]
-    out[#out + 1] = e.w[3]
-    out[#out + 1] = resetOf(e.win, e.w)
-  end
-end
-
--- Of the refusing windows of a kind of layer (the key's own: own = true, at the request's cost;
--- the ceilings at 1: they count requests), the latest retry (-1 never, which wins) and its window:
--- {retryAt, index}, or nil when none refuses.
-local function refusal(all, cost, own)
-  local found
-  for k = 1, #all do
-    local e = all[k]
-    if e.own == own and e.w[3] + cost > e.win[2] then
-      local at = retryOf(e.win, e.w, cost)
-      if found == nil or (found[1] ~= -1 and (at == -1 or at > found[1])) then found = { at, k } end
-    end
-  end
-  return found
-end
-
-local function combined(a, b)
-  if a == nil or b == nil then return a or b end
-  if a[1] == -1 then return a end
-  if b[1] == -1 or b[1] > a[1] then return b end
-  return a
-end
-
--- The lease granted to the request being decided: its units and when it ends.
-local leaseUnits, leaseEnds = 0, 0
+${REPLY_LUA}
+${COMMON_WINDOW_LUA}
+${COMMON_PATH_LUA}
+-- The lease granted to the request being decided: its units and when it ends; for a peek, the
+-- month's units not accounted for.
+local leaseUnits, leaseEnds, peekUnaccounted = 0, 0, 0
 
 -- One request; r: the offset of its fields in ARGV, lf: of its lease fields.
 local function decide(r, index, lf)
@@ -130,14 +97,15 @@ local function decide(r, index, lf)
       all[#all + 1] = { win = win, w = w, cur = bring(win, w), own = l == 1 }
     end
   end
-  if back > 0 then
-    for k = 1, #all do
-      local e = all[k]
-      if e.own then giveBack(e.win, e.w, e.cur, back, tonumber(ARGV[lf + 2])) end
-    end
-    keep(layers[1].key, account, layers[1][2])
-  end
+  local changed, backAt = #account.leases > 0 and forget(account), tonumber(ARGV[lf + 2])
+  if backAt > 0 and takeBack(all, account, back, backAt) then changed = true end
+  if changed then keep(layers[1].key, account, layers[1][2]) end
   if mode == '2' then return padded(1, n) end
+  if mode == '1' then
+    for k = 1, #all do
+      if all[k].own and all[k].win[6] then peekUnaccounted = unaccounted(account, all[k].w[2]) end
+    end
+  end
 
   local policy, ban = layers[1][2], nil
   local banned = false
@@ -151,6 +119,9 @@ local function decide(r, index, lf)
   local enforced = others
   if not shadow then enforced = combined(own, others) end
   if enforced ~= nil then
+    -- The limit would admit it but for units leased and not given back: no strike, and the gateway
+    -- asks for them and decides it again.
+    if others == nil and mode == '0' and heldRefusal(all, account, cost) then return answer(all, 5, now, own[2]) end
     if mode == '1' or own == nil or shadow or keyId == '' or policy.strikes == 0 then
       return answer(all, 0, enforced[1], enforced[2])
     end
@@ -194,15 +165,18 @@ end
 
 local r = first
 for i = 1, requests do
-  local lf = r + 9 + 2 * tonumber(ARGV[r + 8])
-  leaseUnits, leaseEnds = 0, 0
-  decide(r, i, lf)
-  if tonumber(ARGV[lf]) > 0 then
+  local lf = r + 9 + 2 * repeated[ARGV[r + 8]]
+  leaseUnits, leaseEnds, peekUnaccounted = 0, 0, 0
+  -- The common request without a table (common-path-lua.ts); any other, or one it would refuse, here.
+  if not common(r, i, lf) then decide(r, i, lf) end
+  if ARGV[r + 5] == '1' then out[#out + 1] = peekUnaccounted end
+  if repeated[ARGV[lf]] > 0 then
     out[#out + 1] = leaseUnits
     out[#out + 1] = leaseEnds
   end
   r = lf + 3
 end
 saveTouched()
+saveWritten()
 return out
 `;
