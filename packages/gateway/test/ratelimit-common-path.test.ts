@@ -10,8 +10,9 @@ import { RATE_LIMIT_SCRIPT } from '../src/ratelimit/redis/redis-script.js';
 import { redisKeyNames } from '../src/redis/index.js';
 
 /** The script with its common path switched off: every request on the general path (`decide`). */
-const CALL_COMMON = 'if not common(r, i, lf) then decide(r, i, lf) end';
-const GENERAL_ONLY = RATE_LIMIT_SCRIPT.replace(CALL_COMMON, 'decide(r, i, lf)');
+const DECIDE = 'decide(i, r, key, keyId, policy, strikes, mode, cost, shadow, extra, want, back, backAt)';
+const CALL_COMMON = `if not (plain and common(i, key, policy, cost)) then ${DECIDE} end`;
+const GENERAL_ONLY = RATE_LIMIT_SCRIPT.replace(CALL_COMMON, DECIDE);
 /** The script as it is, counting the requests its common path decided. */
 const DECIDED = '  end\n  return true\nend\n\n-- Writes back what the common path changed';
 const COUNTING = RATE_LIMIT_SCRIPT.replace(DECIDED, DECIDED.replace('return true', "call('INCR', 'common-path-hits') return true"));

@@ -27,15 +27,38 @@ const MINUTE_ONLY: Policy = { ...POLICY, name: 'minute-only', windows: [POLICY.w
 const view = (d: RateDecision) => ({ allowed: d.allowed, banned: d.banned, retryAt: d.retryAt, now: d.now, windows: d.windows });
 
 /**
- * An instance of the release before: its script, with this release's calls less the holder of
- * leases (ARGV 6, which that release did not send), and its replies, which are this release's for
- * requests that are no peek.
+ * A call's ARGV with each request in its full form, as the release before sent every request:
+ * the short form (a key index below 0: decided and charged at a cost, nothing else) written out.
+ */
+function fullForms(args: readonly (string | number)[]): (string | number)[] {
+  let at = 7 + Number(args[6]);
+  for (let p = 0; p < Number(args[3]); p++) at += 4 + 4 * Number(args[at + 3]);
+  const full = args.slice(0, at);
+  for (let i = 0; i < Number(args[1]); i++) {
+    const key = Number(args[at]);
+    if (key < 0) {
+      const [, keyId, checks, policy, cost] = args.slice(at, at + 5);
+      full.push(-key, keyId as string, checks as string, policy as number, 0, '0', cost as number, '0', 0, 0, 0, 0);
+      at += 5;
+    } else {
+      const fields = 12 + 2 * Number(args[at + 8]);
+      full.push(...args.slice(at, at + fields));
+      at += fields;
+    }
+  }
+  return full;
+}
+
+/**
+ * An instance of the release before: its script, with this release's calls in full forms
+ * (`fullForms`) less the holder of leases (ARGV 6, which that release did not send), and its
+ * replies, which are this release's for requests that are no peek.
  */
 function oldInstance(admin: Redis, prefix: string, now: () => number) {
   const calendar = createCalendar();
   return async (requests: readonly LimitRequest[]): Promise<RateDecision[]> => {
     const call = scriptCall(requests, { keyOf: redisKeyNames(prefix).limits, denyList: undefined, clock: now(), deadline: '', holder: '' }, calendar, now());
-    const args = call.args.filter((_, i) => i !== 5);
+    const args = fullForms(call.args).filter((_, i) => i !== 5);
     const reply = (await admin.eval(OLD_MSGPACK_RATE_LIMIT_SCRIPT, call.keys.length, ...call.keys, ...args)) as number[];
     return decisionsOf(requests, reply, calendar).decisions;
   };

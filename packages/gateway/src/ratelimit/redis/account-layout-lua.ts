@@ -16,13 +16,13 @@
  * Any MessagePack reader reads it as the release before's layout (the older script does), and
  * any account in that layout is read whole with `cmsgpack.unpack`; the common path
  * (`common-path-lua.ts`) reads and writes this one by offsets, building no table.
- * It expects the script's locals `floor` and `encode`, and defines `byte`, `char`, `HEAD`,
+ * It expects the script's locals `floor`, `byte` and `encode`, and defines `char`, `HEAD`,
  * `intAt(s, p)` (the number at p and its width in bytes, nil for anything but an unsigned
  * integer), `headInt(v)`, `WIDEST` and `countOf(v, width)` (the value at that width),
  * `widthOf(v)` (the narrowest width that holds v) and `encodeAccount(state)`.
  */
 export const ACCOUNT_LAYOUT_LUA = `
-local byte, char, spack, sunpack = string.byte, string.char, struct.pack, struct.unpack
+local char, spack, sunpack = string.char, struct.pack, struct.unpack
 local HEAD = '\\220\\0\\3'
 -- The largest count each width holds (by width in bytes, type byte included).
 local WIDEST = { [1] = 127, [2] = 255, [3] = 65535, [5] = 4294967295, [9] = 9007199254740991 }

@@ -5,8 +5,8 @@
  * falls in (`monthStart`, `monthEnd`, and `monthEndOf`), the process that sent it (`holder`), the policies
  * (once a call, however many requests share one), and the deny-list, asked once (SMISMEMBER)
  * for every request of the call that checks its key's revocation. ARGV is as `redis-script.ts`
- * describes it. It expects the script's locals `ARGV`, `KEYS`, `call`, `tonumber`, `floor` and
- * `sub`, and defines `now`, `holder`, `requests`, `repeated` (tonumber of a field whose values repeat, memoized), `policies` (a window is {letter, limit, ms, buckets,
+ * describes it. It expects the script's locals `ARGV`, `KEYS`, `call`, `tonumber`, `floor`,
+ * `byte` and `sub`, and defines `now`, `holder`, `requests`, `repeated` (tonumber of a field whose values repeat, memoized), `policies` (a window is {letter, limit, ms, buckets,
  * width, month}), `first` (the offset of the first request's fields) and `revoked` (by request number).
  */
 export const CALL_HEADER_LUA = `
@@ -71,7 +71,8 @@ if denyList then
   local r = first
   for i = 1, requests do
     if ARGV[r + 2] == '1' then asked[#asked + 1] = ARGV[r + 1] at[#asked] = i end
-    r = r + 12 + 2 * repeated[ARGV[r + 8]]
+    -- A request's short form (a key index below 0) has 5 fields; its full form 12 and its layers'.
+    if byte(ARGV[r]) == 45 then r = r + 5 else r = r + 12 + 2 * repeated[ARGV[r + 8]] end
   end
   if #asked > 0 then
     local found = call('SMISMEMBER', KEYS[1], unpack(asked))

@@ -1,17 +1,18 @@
 /**
  * The part of the rate-limit script (`redis-script.ts`) that decides the common request without
  * building a table: one account, no layer, decided and charged (no peek, no shadow, no lease, no
- * strike pending), whose account is in this release's layout (`account-layout-lua.ts`) with no
- * ban or strike of any key, and admitted by every window. It reads the account's bytes by
+ * strike pending: what the short form of a request says, see `redis-script.ts`), whose account
+ * is in this release's layout (`account-layout-lua.ts`) with no ban or strike of any key, and
+ * admitted by every window. It reads the account's bytes by
  * offsets, brings and charges each window of the policy on them as `window-lua.ts` does on
  * tables (`common-window-lua.ts`), and keeps the new bytes for the rest of the call (`raws`),
  * written back once at its end.
  * Any other request, or one this part would refuse, goes to `decide` (the general path), having
  * changed nothing; an account the general path met in the call stays with it for the rest of
  * the call, and takes over one this part wrote (`account-state-lua.ts`).
- * It expects the script's locals `ARGV`, `KEYS`, `now`, `out`, `revoked`, `policies`, `states`,
- * `raws`, `written`, `repeated`, `pcall`, `call`, `type`, `sub`, `floor`, `ceil`, `tonumber`, the
- * layout's and `cMet`, `cTotal`, `cReset` and `charged`, and defines `common(r, index, lf)` (true when it decided the
+ * It expects the script's locals `KEYS`, `now`, `out`, `revoked`, `policies`, `states`, `raws`,
+ * `written`, `pcall`, `call`, `type`, `sub`, `floor`, `ceil`, the layout's and `cMet`, `cTotal`,
+ * `cReset` and `charged`, and defines `common(index, key, policy, cost)` (true when it decided the
  * request: its answer is in `out`) and `saveWritten()`.
  */
 export const COMMON_PATH_LUA = `
@@ -21,12 +22,12 @@ local writtenKeys = {}
 local cParts, heads = {}, {}
 local concat = table.concat
 
--- One request; r: the offset of its fields in ARGV, lf: of its lease fields (see redis-script.ts).
-local function common(r, index, lf)
-  if ARGV[r + 5] ~= '0' or ARGV[r + 7] ~= '0' or ARGV[r + 8] ~= '0' or ARGV[r + 4] ~= '0' or ARGV[lf] ~= '0' or ARGV[lf + 1] ~= '0' or revoked[index] then
-    return false
-  end
-  local key, cost = KEYS[tonumber(ARGV[r])], repeated[ARGV[r + 6]]
+-- One request that asks for nothing but a decision and its charge (the caller has checked: no
+-- peek, no shadow, no layer, no lease, no strike pending); key: its account's index in KEYS,
+-- policy: its number, cost: its units.
+local function common(index, key, policy, cost)
+  if revoked[index] then return false end
+  key = KEYS[key]
   if key == nil or states[key] ~= nil or cost == nil or cost < 1 or cost % 1 ~= 0 then return false end
   local s = raws[key]
   if s == nil then
@@ -39,7 +40,7 @@ local function common(r, index, lf)
   if not s then return false end
   local h1, h2, h3, h4, a, b = byte(s, 1, 6)
   if h1 ~= 220 or h2 ~= 0 or h3 ~= 3 or h4 ~= 220 then return false end
-  local policy = policies[repeated[ARGV[r + 3]]]
+  policy = policies[policy]
   local wins, at = policy.wins, policy.at
   if at == nil then
     -- The policy's windows by their letter's byte, and the bucket now falls in for each, once a call.

@@ -81,10 +81,16 @@ export function scriptCall(
   for (const request of requests) {
     const layers = request.layers ?? [];
     const lease = request.lease;
+    const checks = options.denyList !== undefined && request.checkRevoked === true ? '1' : '0';
+    if (layers.length === 0 && lease === undefined && request.peek !== true && request.shadow !== true && (request.pendingStrikes ?? 0) === 0) {
+      // The short form (redis-script.ts): most requests ask only to be decided and charged.
+      requestArgs.push(-keyOf(request.subject), request.keyId ?? '', checks, policyOf(request.policy), request.cost ?? 1);
+      continue;
+    }
     requestArgs.push(
       keyOf(request.subject),
       request.keyId ?? '',
-      options.denyList !== undefined && request.checkRevoked === true ? '1' : '0',
+      checks,
       policyOf(request.policy),
       request.pendingStrikes ?? 0,
       lease?.only === true ? '2' : request.peek === true ? '1' : '0',

@@ -28,7 +28,11 @@ import { WINDOW_LUA } from './window-lua.js';
  *       then per policy (4 + 4 × windows fields): strikes before a ban (0: no bans), strike window
  *         ms, ban ms, the number of windows, then per window: letter (m, d, M), limit, window ms,
  *         buckets (a month: 0 and 0)
- *       then per request (12 + 2 × layers fields): the index in KEYS of its account's key (0: no
+ *       then per request, in one of two forms. Its short form, for a request that asks only to be
+ *         decided and charged (no peek, no shadow, no layer, no lease, no strike pending: most of
+ *         them), is 5 fields: minus the index in KEYS of its account's key, its key id, '1' to
+ *         refuse it when the deny-list holds it, its policy's number and its cost. Its full form
+ *         (12 + 2 × layers fields): the index in KEYS of its account's key (0: no
  *         limit, a revocation check alone), the key id (`jti`) whose revocation, bans and strikes
  *         apply ('' for none), '1' to refuse it when the deny-list holds it, its policy's number
  *         (from 1), strikes collected locally since the last call (refusals answered from the deny
@@ -54,7 +58,7 @@ import { WINDOW_LUA } from './window-lua.js';
 export const RATE_LIMIT_SCRIPT = `
 -- Locals, not globals: Lua 5.1 looks globals up by name each time.
 local ARGV, KEYS, call, pcall = ARGV, KEYS, redis.call, redis.pcall
-local tonumber, floor, ceil, sub, type, remove = tonumber, math.floor, math.ceil, string.sub, type, table.remove
+local tonumber, floor, ceil, sub, type, remove, byte = tonumber, math.floor, math.ceil, string.sub, type, table.remove, string.byte
 local encode, decode = cmsgpack.pack, cmsgpack.unpack
 
 ${CALL_HEADER_LUA}
@@ -70,11 +74,10 @@ ${COMMON_PATH_LUA}
 -- month's units not accounted for.
 local leaseUnits, leaseEnds, peekUnaccounted = 0, 0, 0
 
--- One request; r: the offset of its fields in ARGV, lf: of its lease fields.
-local function decide(r, index, lf)
-  local keyId, cost, shadow, extra = ARGV[r + 1], tonumber(ARGV[r + 6]), ARGV[r + 7] == '1', tonumber(ARGV[r + 8])
-  local mode, want, back = ARGV[r + 5], tonumber(ARGV[lf]), tonumber(ARGV[lf + 1])
-  local layers = { { tonumber(ARGV[r]), policies[tonumber(ARGV[r + 3])] } }
+-- One request on the general path, its fields as the call's loop read them (see ARGV above); r:
+-- the offset of its fields, where its further layers are read.
+local function decide(index, r, key, keyId, policy, strikes, mode, cost, shadow, extra, want, back, backAt)
+  local layers = { { key, policies[policy] } }
   for l = 1, extra do layers[l + 1] = { tonumber(ARGV[r + 7 + 2 * l]), policies[tonumber(ARGV[r + 8 + 2 * l])] } end
   local n = 0
   for l = 1, #layers do n = n + layers[l][2].n end
@@ -97,7 +100,7 @@ local function decide(r, index, lf)
       all[#all + 1] = { win = win, w = w, cur = bring(win, w), own = l == 1 }
     end
   end
-  local changed, backAt = #account.leases > 0 and forget(account), tonumber(ARGV[lf + 2])
+  local changed = #account.leases > 0 and forget(account)
   if backAt > 0 and takeBack(all, account, back, backAt) then changed = true end
   if changed then keep(layers[1].key, account, layers[1][2]) end
   if mode == '2' then return padded(1, n) end
@@ -130,7 +133,7 @@ local function decide(r, index, lf)
       account.bans[keyId] = ban
     end
     if ban[3] <= now then ban[2], ban[3] = 0, now + policy.strikeMs end
-    ban[2] = ban[2] + 1 + tonumber(ARGV[r + 4])
+    ban[2] = ban[2] + 1 + strikes
     keep(layers[1].key, account, policy)
     if ban[2] >= policy.strikes then
       ban[1], ban[2], ban[3] = now + policy.banMs, 0, 0
@@ -165,16 +168,28 @@ end
 
 local r = first
 for i = 1, requests do
-  local lf = r + 9 + 2 * repeated[ARGV[r + 8]]
   leaseUnits, leaseEnds, peekUnaccounted = 0, 0, 0
+  local key, keyId, policy, cost = tonumber(ARGV[r]), ARGV[r + 1], repeated[ARGV[r + 3]], nil
+  local strikes, mode, shadow, extra, want, back, backAt, plain = 0, '0', false, 0, 0, 0, 0, true
+  local fields = 5
+  if key < 0 then
+    -- The short form: decided and charged at its cost, nothing else.
+    key, cost = -key, repeated[ARGV[r + 4]]
+  else
+    strikes, mode, cost, shadow, extra = tonumber(ARGV[r + 4]), ARGV[r + 5], tonumber(ARGV[r + 6]), ARGV[r + 7] == '1', repeated[ARGV[r + 8]]
+    local lf = r + 9 + 2 * extra
+    want, back, backAt = repeated[ARGV[lf]], tonumber(ARGV[lf + 1]), tonumber(ARGV[lf + 2])
+    plain = strikes == 0 and mode == '0' and not shadow and extra == 0 and want == 0 and back == 0
+    fields = 12 + 2 * extra
+  end
   -- The common request without a table (common-path-lua.ts); any other, or one it would refuse, here.
-  if not common(r, i, lf) then decide(r, i, lf) end
-  if ARGV[r + 5] == '1' then out[#out + 1] = peekUnaccounted end
-  if repeated[ARGV[lf]] > 0 then
+  if not (plain and common(i, key, policy, cost)) then decide(i, r, key, keyId, policy, strikes, mode, cost, shadow, extra, want, back, backAt) end
+  if mode == '1' then out[#out + 1] = peekUnaccounted end
+  if want > 0 then
     out[#out + 1] = leaseUnits
     out[#out + 1] = leaseEnds
   end
-  r = lf + 3
+  r = r + fields
 end
 saveTouched()
 saveWritten()
