@@ -12,6 +12,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { Redis } from 'ioredis';
 import { freePort, serviceCommand, startRedis, waitForReady } from '@animal-store/testkit';
 import { SPREADS } from './lib/accounts.js';
 import { makeKeys } from './lib/bench-keys.js';
@@ -26,7 +27,7 @@ import { runWrk, wrkSkipReason } from './lib/wrk.js';
 const PARTS = {
   'limits (ratelimit/)': /gateway\/dist\/ratelimit\//,
   'Redis client (ioredis)': /node_modules\/ioredis\//,
-  'reply parser (redis-parser)': /node_modules\/redis-parser\//,
+  'reply decoding (ioredis resp/)': /node_modules\/ioredis\/built\/resp\//,
   'script call (redis-call.js)': /ratelimit\/redis\/redis-call\.js/,
   'batch (redis/batch.js)': /gateway\/dist\/redis\/batch\.js/,
   'primary IPC': /gateway\/dist\/ipc\//,
@@ -36,6 +37,27 @@ const PARTS = {
   GC: /Scavenger|Heap::CollectGarbage|MarkCompact|Sweeper|ConcurrentMarking/,
   kernel: /\[kernel/,
 };
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
+
+/** How many frames the list of self time's growth shows. */
+const TOP_FRAMES = 25;
+
+/** CPU µs per request by innermost frame (its file path shortened to what follows node_modules/ or dist/). */
+function selfShares(stacks: readonly (readonly string[])[], usPerRequest: number): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const stack of stacks) {
+    const frame = (stack[0] ?? '?').replace(/file:\/\/\S*?(node_modules|dist)\//, '').replace(/ \(\S*\)$/, '');
+    counts.set(frame, (counts.get(frame) ?? 0) + 1);
+  }
+  return new Map([...counts].map(([frame, count]) => [frame, (count / stacks.length) * usPerRequest]));
+}
+
+/** Script calls Redis ran so far (EVALSHA and EVAL). */
+async function scriptCalls(redis: Redis): Promise<number> {
+  const stats = await redis.info('commandstats');
+  return [...stats.matchAll(/^cmdstat_(?:evalsha|eval):calls=(\d+)/gm)].reduce((sum, match) => sum + Number(match[1]), 0);
+}
 
 const { values } = parseArgs({ options: { seconds: { type: 'string' }, warmup: { type: 'string' }, rounds: { type: 'string' } } });
 const seconds = Number(values.seconds ?? 10);
@@ -50,6 +72,7 @@ const log = (line: string) => process.stdout.write(`${line}\n`);
 // The gateways' working directory: node --perf-prof writes its jit-<pid>.dump files there.
 const dir = mkdtempSync(join(tmpdir(), 'bench-limits-profile-'));
 const redis = await startRedis();
+const admin = new Redis(redis.url);
 const started: Service[] = [];
 try {
   const keys = await makeKeys(dir, 0);
@@ -81,24 +104,29 @@ try {
   const load = (duration: number) =>
     Promise.all(pair.map((service) => runWrk({ url: `${service.url}/v1/pets`, keys: rotation, connections: 25, seconds: duration })));
   const perRound: Record<string, number>[][] = [[], []];
+  /** Per gateway and round: CPU µs per request by the frame the samples were in (self time). */
+  const selfOf: Map<string, number>[][] = [[], []];
   for (let round = 1; round <= rounds; round++) {
     await load(warmup);
     const trees = pair.map((service) => [service.pid as number, ...childPids(service.pid as number)]);
     const before = trees.map((pids) => cpuMsOf(pids) as number);
+    const callsBefore = await scriptCalls(admin);
     const files = trees.map((pids) => pids.map((pid) => join(dir, `perf-${round}-${pid}.data`)));
     const [results] = await Promise.all([load(seconds), ...trees.flatMap((pids, i) => pids.map((pid, j) => recordCpu(pid, seconds, files[i]?.[j] as string)))]);
     const after = trees.map((pids) => cpuMsOf(pids) as number);
+    const calls = (await scriptCalls(admin)) - callsBefore;
     log(`\nround ${round} (${seconds} s, after ${warmup} s of the same load):`);
     for (const [i, service] of pair.entries()) {
       const result = results[i];
       const usPerRequest = (((after[i] as number) - (before[i] as number)) * 1000) / (result?.requests as number);
       const stacks = (await Promise.all((files[i] as string[]).map(async (file) => parseStacks(await scriptOf(file))))).flat();
       const shares = sharesOf(stacks, PARTS);
+      selfOf[i]?.push(selfShares(stacks, usPerRequest));
       const us = Object.fromEntries(Object.entries(shares).map(([part, share]) => [part, share * usPerRequest]));
       perRound[i]?.push({ total: usPerRequest, ...us });
       const non2xx = result?.statuses.other ?? 0;
       log(
-        `  ${service.name.padEnd(10)} ${usPerRequest.toFixed(1)} CPU µs/req, ${Math.round(result?.rps ?? 0)} req/s, ${non2xx} non-2xx, ${stacks.length} samples`,
+        `  ${service.name.padEnd(10)} ${usPerRequest.toFixed(1)} CPU µs/req, ${Math.round(result?.rps ?? 0)} req/s${i === 1 ? `, ${((result?.requests as number) / calls).toFixed(1)} requests a script call` : ''}, ${non2xx} non-2xx, ${stacks.length} samples`,
       );
       log(
         `    ${Object.entries(shares)
@@ -107,7 +135,6 @@ try {
       );
     }
   }
-  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
   log(`\nmedians over ${rounds} rounds, CPU µs per request (primary and worker):`);
   log(`| part | in process | on Redis | Redis − in process |`);
   log(`|---|---:|---:|---:|`);
@@ -116,8 +143,21 @@ try {
     const difference = median(perRound[0]?.map((sample, k) => (perRound[1]?.[k]?.[part] as number) - (sample[part] as number)) ?? []);
     log(`| ${part} | ${memory.toFixed(1)} | ${onRedis.toFixed(1)} | ${difference >= 0 ? '+' : ''}${difference.toFixed(1)} |`);
   }
+  // The frames whose self time grew most from in process to on Redis, medians over the rounds.
+  const frames = new Set(selfOf.flatMap((rounds) => rounds.flatMap((map) => [...map.keys()])));
+  const growth = [...frames].map((frame) => {
+    const [memory, onRedis] = selfOf.map((rounds) => median(rounds.map((map) => map.get(frame) ?? 0))) as [number, number];
+    return { frame, memory, onRedis, grew: onRedis - memory };
+  });
+  log(`\nthe ${TOP_FRAMES} frames whose self time grew most, CPU µs per request (medians):`);
+  log(`| frame | in process | on Redis |`);
+  log(`|---|---:|---:|`);
+  for (const { frame, memory, onRedis } of growth.sort((a, b) => b.grew - a.grew).slice(0, TOP_FRAMES)) {
+    log(`| \`${frame.replaceAll('|', '/')}\` | ${memory.toFixed(1)} | ${onRedis.toFixed(1)} |`);
+  }
 } finally {
   await Promise.all(started.map((service) => service.stop()));
+  admin.disconnect();
   await redis.close();
   rmSync(dir, { recursive: true, force: true });
 }

@@ -69,13 +69,16 @@ export const LEASE_OF_LIMIT = 1024;
 export function isOrdinary(request: LimitRequest, revoked: LeaseOptions['revoked']): boolean {
   return (
     request.peek !== true &&
-    request.policy.windows.every((window) => window.limit >= LEASE_OF_LIMIT) &&
+    leasable(request.policy) &&
     request.shadow !== true &&
     (request.layers === undefined || request.layers.length === 0) &&
     (request.pendingStrikes ?? 0) === 0 &&
     (request.checkRevoked !== true || request.keyId === undefined || revoked?.(request.keyId) === false)
   );
 }
+
+/** Whether every window of `policy` is large enough for a lease (`LEASE_OF_LIMIT`). */
+export const leasable = (policy: Policy): boolean => policy.windows.every((window) => window.limit >= LEASE_OF_LIMIT);
 
 /** Ends the entry's lease: what it used sets the next one's size. */
 export function dropLease(entry: Entry, lease: Lease, maxUnits: number): void {

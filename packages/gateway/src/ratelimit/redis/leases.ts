@@ -7,6 +7,7 @@ import {
   giveBackOnly,
   IDLE_MS,
   isOrdinary,
+  leasable,
   leaseReadings as readings,
   MAX_ENTRIES,
   type Entry,
@@ -85,17 +86,23 @@ export function createLeaseTable(options: LeaseOptions): LeaseTable {
 
     terms(requests) {
       const at = now();
-      const last = new Map<string, number>();
-      requests.forEach((request, i) => last.set(request.subject, i));
-      const givenBack = new Set<string>();
+      // Made when a request first needs them: with many accounts on plans too small for leases, none does.
+      let last: Map<string, number> | undefined;
+      let givenBack: Set<string> | undefined;
       return requests.map((request, i) => {
         if (request.lease?.only === true) return request;
         let entry = entries.get(request.subject);
-        if (entry === undefined && entries.size < MAX_ENTRIES) {
+        if (entry === undefined) {
+          // An account on a plan too small for a lease has none to ask for or give back: no entry.
+          if (entries.size >= MAX_ENTRIES || !leasable(request.policy)) return request;
           entry = { lease: undefined, want: 1, asking: false, lastAt: at, previousAt: -Infinity };
           entries.set(request.subject, entry);
         }
-        if (entry === undefined) return request;
+        if (last === undefined) {
+          last = new Map<string, number>();
+          for (let j = 0; j < requests.length; j++) last.set((requests[j] as ScriptRequest).subject, j);
+        }
+        givenBack ??= new Set<string>();
         let back = 0;
         let backAt = 0;
         const lease = entry.lease;

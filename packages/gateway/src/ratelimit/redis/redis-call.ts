@@ -67,7 +67,11 @@ export function scriptCall(
     }
     return index;
   };
+  // The policy of the request before: most requests of a call share it.
+  let lastPolicy: Policy | undefined;
+  let lastNumber = 0;
   const policyOf = (policy: Policy) => {
+    if (policy === lastPolicy) return lastNumber;
     const { fields, signature } = encoded(policy);
     let number = policyIndex.get(signature);
     if (number === undefined) {
@@ -76,6 +80,8 @@ export function scriptCall(
       for (const field of fields) policyArgs.push(field);
       months ||= policy.windows.some(isMonth);
     }
+    lastPolicy = policy;
+    lastNumber = number;
     return number;
   };
   for (const request of requests) {
