@@ -1,5 +1,5 @@
 // `npm run bench:redis [-- --rounds n] [--seconds s] [--accounts one,uniform,zipf] [--redis standalone,cluster]
-// [--masters n] [--workers n] [--quick] [--record]` (issue 40 §5): what one Redis core serves. For a
+// [--masters n] [--workers n] [--lease-units n] [--quick] [--record]` (issue 40 §5): what one Redis core serves. For a
 // standalone Redis and a Redis Cluster (testkit's startRedisCluster, 3 masters by default), one
 // gateway with the full pipeline on it (keys, revocations and limits in Redis) is loaded by wrk with
 // each spread of accounts (lib/accounts.ts) in rounds; Redis's own counters (INFO cpu and
@@ -31,6 +31,7 @@ const { values } = parseArgs({
     redis: { type: 'string' },
     masters: { type: 'string' },
     workers: { type: 'string' },
+    'lease-units': { type: 'string' },
     quick: { type: 'boolean' },
     record: { type: 'boolean' },
   },
@@ -66,6 +67,7 @@ try {
     RATE_LIMITS: 'on',
     PLANS_FILE: join(dir, 'plans.json'),
     WORKERS: workers,
+    ...(values['lease-units'] === undefined ? {} : { RATE_LIMIT_LEASE_UNITS: values['lease-units'] }),
   };
   const cases: CapacityCase[] = [];
   for (const topology of topologies) {
