@@ -5,7 +5,7 @@ import { redisSkipReason, startRedis, type RedisServer } from '@animal-store/tes
 import { seededRandom } from './support/index.js';
 import { createCalendar } from '../src/ratelimit/calendar.js';
 import { monthWindow, type LimitRequest, type Policy } from '../src/ratelimit/index.js';
-import { scriptCall } from '../src/ratelimit/redis/redis-call.js';
+import { decisionsOf, scriptCall } from '../src/ratelimit/redis/redis-call.js';
 import { RATE_LIMIT_SCRIPT } from '../src/ratelimit/redis/redis-script.js';
 import { redisKeyNames } from '../src/redis/index.js';
 
@@ -77,7 +77,8 @@ describe('the common path decides and writes exactly what the general path does'
       const accounts = ['a', 'b', 'c'];
       const run = async (script: string, prefix: string, batch: readonly LimitRequest[]) => {
         const call = scriptCall(batch, { keyOf: redisKeyNames(prefix).limits, denyList: undefined, clock: now, deadline: '', holder: 'test' }, calendar, now);
-        return (await admin.eval(script, call.keys.length, ...call.keys, ...call.args)) as number[];
+        // Compared as decoded: the common path answers an admission in the reply's short form.
+        return decisionsOf(batch, (await admin.eval(script, call.keys.length, ...call.keys, ...call.args)) as number[], calendar);
       };
       for (let step = 0; step < 150; step++) {
         const r = next();

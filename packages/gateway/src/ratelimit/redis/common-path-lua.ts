@@ -73,10 +73,11 @@ local function common(index, key, policy, cost)
   local need = written[key]
   if need == nil then writtenKeys[#writtenKeys + 1] = key end
   if need == nil or policy.longest > need then written[key] = policy.longest end
+  -- Admitted, in the reply's short form (6: no retry, no refusing window; redis-script.ts).
   local o = #out
-  out[o + 1], out[o + 2], out[o + 3] = 1, 0, 0
+  out[o + 1] = 6
   for k = 1, policy.n do
-    out[o + 2 + 2 * k], out[o + 3 + 2 * k] = cTotal[k], cReset[k]
+    out[o + 2 * k], out[o + 1 + 2 * k] = cTotal[k], cReset[k]
   end
   return true
 end

@@ -122,7 +122,9 @@ export function scriptCall(
   return { keys, args: [...args, ...policyArgs, ...requestArgs] };
 }
 
-const OUTCOMES = { 0: 'limited', 1: 'allowed', 2: 'banned', 4: 'allowed', 5: 'limited' } as const;
+const OUTCOMES = { 0: 'limited', 1: 'allowed', 2: 'banned', 4: 'allowed', 5: 'limited', 6: 'allowed' } as const;
+/** Admitted, answered in the reply's short form: its windows follow the outcome at once (no retryAt, no refusing window). */
+const ADMITTED_SHORT = 6;
 /** Refused only for units leased and not given back: the limit would admit it (no strike counted). */
 const HELD = 5;
 /** The key's own layer, among a request's layers (the others are `Layer`s). */
@@ -154,10 +156,11 @@ export function decisionsOf(
     if (outcome === 3) {
       decisions.push(revokedDecision(request.policy, now, 'redis'));
     } else {
-      const retry = reply[at + 1] as number;
-      const binding = reply[at + 2] as number;
+      const head = outcome === ADMITTED_SHORT ? 1 : 3;
+      const retry = head === 1 ? 0 : (reply[at + 1] as number);
+      const binding = head === 1 ? 0 : (reply[at + 2] as number);
       const windows: WindowReading[] = [];
-      let k = at + 3;
+      let k = at + head;
       for (const layer of layers) {
         const name = layer === OWN ? undefined : layer.policy.name;
         for (const window of (layer === OWN ? request.policy : layer.policy).windows) {
@@ -188,7 +191,7 @@ export function decisionsOf(
         }),
       );
     }
-    at += 3 + count * 2;
+    at += (outcome === ADMITTED_SHORT ? 1 : 3) + count * 2;
     // A peek's units not accounted for, read with its windows above.
     if (request.peek === true) at += 1;
     if ((request.lease?.want ?? 0) > 0) {

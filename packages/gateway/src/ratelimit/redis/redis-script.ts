@@ -51,7 +51,9 @@ import { WINDOW_LUA } from './window-lua.js';
  *          windows, from 1; 0: none), then per window of every layer: total after this request
  *          (before it, for a peek; a lease granted included), resetAt; then, when it asked for a
  *          lease, the units granted (0: none) and when they end (ms, Redis's clock); for a peek, the
- *          units of the month no holder of a lease has accounted for (`lease-record-lua.ts`)}.
+ *          units of the month no holder of a lease has accounted for (`lease-record-lua.ts`)};
+ *          an admission of the common path (`common-path-lua.ts`) is answered in a short form,
+ *          outcome 6 and then its windows (no retryAt, no refusing window).
  * A revoked request is refused before anything is read or charged. The deny-list is asked once a
  * call (SMISMEMBER) for every request that checks revocation.
  */
