@@ -28,7 +28,7 @@ const PARTS = {
   'limits (ratelimit/)': /gateway\/dist\/ratelimit\//,
   'Redis client (ioredis)': /node_modules\/ioredis\//,
   'reply decoding (ioredis resp/)': /node_modules\/ioredis\/built\/resp\//,
-  'script call (redis-call.js)': /ratelimit\/redis\/redis-call\.js/,
+  'script call and reply (redis-call.js, redis-reply.js)': /ratelimit\/redis\/redis-(call|reply)\.js/,
   'batch (redis/batch.js)': /gateway\/dist\/redis\/batch\.js/,
   'primary IPC': /gateway\/dist\/ipc\//,
   'keys (auth/)': /gateway\/dist\/auth\//,

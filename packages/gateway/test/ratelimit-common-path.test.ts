@@ -5,7 +5,8 @@ import { redisSkipReason, startRedis, type RedisServer } from '@animal-store/tes
 import { seededRandom } from './support/index.js';
 import { createCalendar } from '../src/ratelimit/calendar.js';
 import { monthWindow, type LimitRequest, type Policy } from '../src/ratelimit/index.js';
-import { decisionsOf, scriptCall } from '../src/ratelimit/redis/redis-call.js';
+import { scriptCall } from '../src/ratelimit/redis/redis-call.js';
+import { decisionsOf } from '../src/ratelimit/redis/redis-reply.js';
 import { RATE_LIMIT_SCRIPT } from '../src/ratelimit/redis/redis-script.js';
 import { redisKeyNames } from '../src/redis/index.js';
 

@@ -8,7 +8,8 @@ import { createCalendar } from '../src/ratelimit/calendar.js';
 import { createMemoryLimiter } from '../src/ratelimit/memory/index.js';
 import type { LimitRequest, Policy, RateDecision } from '../src/ratelimit/index.js';
 import { createRedisLimiter } from '../src/ratelimit/redis/index.js';
-import { decisionsOf, scriptCall } from '../src/ratelimit/redis/redis-call.js';
+import { scriptCall } from '../src/ratelimit/redis/redis-call.js';
+import { decisionsOf } from '../src/ratelimit/redis/redis-reply.js';
 import { redisKeyNames, type RedisClient } from '../src/redis/index.js';
 
 /** Small windows, a quick ban, and costs: random walks meet every path of both scripts. */

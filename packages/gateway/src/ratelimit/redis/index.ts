@@ -1,7 +1,7 @@
 /**
  * The Redis engine: every decision in one Lua script call, shared by every gateway instance.
  * `redis-limiter.ts` batches the requests and sends them (its options in `redis-limiter-options.ts`);
- * `redis-call.ts` encodes a call and reads its reply (policies by `policy-args.ts`); `call-faults.ts`
+ * `redis-call.ts` encodes a call (policies by `policy-args.ts`), `redis-reply.ts` reads its reply; `call-faults.ts`
  * says how a call fails (one request's fault fails it alone); `redis-script.ts`
  * (with `call-header-lua.ts`, `account-state-lua.ts`, `window-lua.ts`, `reply-lua.ts`) decides, as
  * `memory/` does in process. Leases: `leases.ts` (with `lease-entry.ts`) in the gateway process,

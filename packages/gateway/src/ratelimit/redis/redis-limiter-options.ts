@@ -38,3 +38,6 @@ export const MAX_BATCH = 128;
  * much longer than it would anyway.
  */
 export const HOLD_WHILE_OUT_MS = 2;
+
+/** Readings of Redis's clock while warming: the first is often read late. */
+export const WARM_READINGS = 3;

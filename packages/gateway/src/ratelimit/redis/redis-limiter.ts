@@ -5,9 +5,10 @@ import type { Limiter, LimitRequest } from '../limiter.js';
 import { createLeaseRecall, untilNotHeld } from './lease-recall.js';
 import { createLeaseTable } from './leases.js';
 import { isolateFaults, LateDecisionError, UnchargedError } from './call-faults.js';
-import { decisionsOf, scriptCall, type ScriptCall, type ScriptRequest } from './redis-call.js';
+import { scriptCall, type ScriptCall, type ScriptRequest } from './redis-call.js';
 import { createClockOffset } from './redis-clock.js';
-import { HOLD_WHILE_OUT_MS, MAX_BATCH, type RedisLimiterOptions } from './redis-limiter-options.js';
+import { decisionsOf } from './redis-reply.js';
+import { HOLD_WHILE_OUT_MS, MAX_BATCH, WARM_READINGS, type RedisLimiterOptions } from './redis-limiter-options.js';
 import { RATE_LIMIT_SCRIPT } from './redis-script.js';
 
 /** How often leases that ended, or sit unused, are given back. */
@@ -32,8 +33,6 @@ interface Decided {
  * answered in the same call. On a cluster, a call holds the accounts of one slot only, and the
  * deny-list (in a slot of its own) is asked first, for the whole batch in one command.
  */
-/** Readings of Redis's clock while warming: the first is often read late. */
-const WARM_READINGS = 3;
 
 export function createRedisLimiter(redis: RedisClient, options: RedisLimiterOptions): Limiter {
   const run = redis.defineScript('rateLimit', RATE_LIMIT_SCRIPT);
