@@ -53,10 +53,10 @@ function selfShares(stacks: readonly (readonly string[])[], usPerRequest: number
   return new Map([...counts].map(([frame, count]) => [frame, (count / stacks.length) * usPerRequest]));
 }
 
-/** Script calls Redis ran so far (EVALSHA and EVAL). */
+/** Script calls Redis ran so far (FCALL, EVALSHA and EVAL). */
 async function scriptCalls(redis: Redis): Promise<number> {
   const stats = await redis.info('commandstats');
-  return [...stats.matchAll(/^cmdstat_(?:evalsha|eval):calls=(\d+)/gm)].reduce((sum, match) => sum + Number(match[1]), 0);
+  return [...stats.matchAll(/^cmdstat_(?:evalsha|eval|fcall):calls=(\d+)/gm)].reduce((sum, match) => sum + Number(match[1]), 0);
 }
 
 const { values } = parseArgs({ options: { seconds: { type: 'string' }, warmup: { type: 'string' }, rounds: { type: 'string' } } });

@@ -9,7 +9,7 @@
 // and most of a minute's buckets count some), after a warm-up of a simulated minute in which every
 // account sends one request a second (in calls of 128): accounts are measured as a steady load
 // leaves them, each window's buckets filled, not freshly made. Figures: Redis CPU per request two
-// ways, the script's (µs: the usec of `INFO commandstats`' EVALSHA and EVAL over the requests
+// ways, the script's (µs: the usec of `INFO commandstats`' FCALL, EVALSHA and EVAL over the requests
 // decided) and the process's (/proc), requests per script call, and the memory of an account's key
 // (`MEMORY USAGE`, averaged over 200 of them). `--repeats`: the measurement again, each on its own
 // counters; the median is reported. `--instructions`: redis-server under callgrind (valgrind), and
@@ -52,7 +52,7 @@ const PREFIX = 'bench';
 function scriptStats(commandstats: string): { usec: number; calls: number } {
   let usec = 0;
   let calls = 0;
-  for (const match of commandstats.matchAll(/^cmdstat_(?:evalsha|eval):calls=(\d+),usec=(\d+)/gm)) {
+  for (const match of commandstats.matchAll(/^cmdstat_(?:evalsha|eval|fcall):calls=(\d+),usec=(\d+)/gm)) {
     calls += Number(match[1]);
     usec += Number(match[2]);
   }
@@ -113,11 +113,12 @@ try {
     }
   }
   const next = seeded(40);
-  const runs: { usPerRequest: number; cpuPerRequest: number; perCall: number; refused: number }[] = [];
+  const runs: { usPerRequest: number; cpuPerRequest: number; clientPerRequest: number; perCall: number; refused: number }[] = [];
   for (let repeat = 0; repeat < repeats; repeat++) {
     await admin.config('RESETSTAT');
     grind?.zero();
     const cpuBefore = processCpu(redis.pid);
+    const ownBefore = process.cpuUsage();
     let refused = 0;
     for (let done = 0; done < requests; done += batch) {
       const size = Math.min(batch, requests - done);
@@ -128,11 +129,13 @@ try {
     const instructions = grind?.instructions();
     if (instructions !== undefined) log(`  run ${repeat + 1}: ${(instructions / requests).toFixed(0)} instructions per request (redis-server, callgrind)`);
     const { usec, calls } = scriptStats(await admin.info('commandstats'));
+    const own = process.cpuUsage(ownBefore);
     const cpuAfter = processCpu(redis.pid);
     const cpuPerRequest = cpuBefore === undefined || cpuAfter === undefined ? NaN : (cpuAfter - cpuBefore) / requests;
-    runs.push({ usPerRequest: usec / requests, cpuPerRequest, perCall: requests / calls, refused });
+    const clientPerRequest = (own.user + own.system) / requests;
+    runs.push({ usPerRequest: usec / requests, cpuPerRequest, clientPerRequest, perCall: requests / calls, refused });
     log(
-      `  run ${repeat + 1}: script ${(usec / requests).toFixed(2)} µs per request, redis-server ${cpuPerRequest.toFixed(2)} µs, ${(requests / calls).toFixed(1)} requests a call, ${refused} refused`,
+      `  run ${repeat + 1}: script ${(usec / requests).toFixed(2)} µs per request, redis-server ${cpuPerRequest.toFixed(2)} µs, client ${clientPerRequest.toFixed(2)} µs, ${(requests / calls).toFixed(1)} requests a call, ${refused} refused`,
     );
   }
   // MEMORY USAGE of 200 accounts' keys, found by SCAN (the limiter names them).
@@ -150,11 +153,11 @@ try {
   const figure = (values: number[]) => (values.some(Number.isNaN) ? 'n/a' : `${middle(values).toFixed(2)} (least ${Math.min(...values).toFixed(2)})`);
   log('');
   log(
-    `| accounts | requests a call | script µs per request (commandstats, median of ${repeats}) | redis-server CPU µs per request | bytes per account (MEMORY USAGE, ${keys.length} keys) |`,
+    `| accounts | requests a call | script µs per request (commandstats, median of ${repeats}) | redis-server CPU µs per request | this process's CPU µs per request (limiter, ioredis, kernel) | bytes per account (MEMORY USAGE, ${keys.length} keys) |`,
   );
-  log('|---:|---:|---:|---:|---:|');
+  log('|---:|---:|---:|---:|---:|---:|');
   log(
-    `| ${accounts} | ${median.perCall.toFixed(1)} | ${figure(runs.map((run) => run.usPerRequest))} | ${figure(runs.map((run) => run.cpuPerRequest))} | ${(bytes / Math.max(1, keys.length)).toFixed(0)} |`,
+    `| ${accounts} | ${median.perCall.toFixed(1)} | ${figure(runs.map((run) => run.usPerRequest))} | ${figure(runs.map((run) => run.cpuPerRequest))} | ${figure(runs.map((run) => run.clientPerRequest))} | ${(bytes / Math.max(1, keys.length)).toFixed(0)} |`,
   );
   log(
     `(${requests} requests a run at a simulated ${rate} a second, ${median.refused} refused; redis-server ${(await admin.info('server')).match(/redis_version:(\S+)/)?.[1] ?? '?'})`,

@@ -63,7 +63,7 @@ export const COST_FIGURES: readonly RoundFigure[] = [
   },
   // For information: what the last goal is made of.
   {
-    label: 'requests per script call, full on Redis (INFO commandstats: EVALSHA + EVAL)',
+    label: 'requests per script call, full on Redis (INFO commandstats: FCALL + EVALSHA + EVAL)',
     value: of(REDIS, requestsPerScriptCall),
     format: (value) => value.toFixed(1),
   },
@@ -118,7 +118,7 @@ export function costLines(measurements: readonly Measurement[], judged: boolean,
     '',
     ...roundTable(COST_FIGURES, measurements, judged),
     '',
-    `Requests per script call: the requests answered during a run ÷ the EVALSHA and EVAL calls Redis ran during it (\`INFO commandstats\`, read before and after the run; the other gateways on that Redis are idle then). In every scenario on Redis, the median over the rounds (autocannon / wrk): ${counted.length === 0 ? 'not measured' : counted.join(', ')}.`,
+    `Requests per script call: the requests answered during a run ÷ the FCALL, EVALSHA and EVAL calls Redis ran during it (\`INFO commandstats\`, read before and after the run; the other gateways on that Redis are idle then). In every scenario on Redis, the median over the rounds (autocannon / wrk): ${counted.length === 0 ? 'not measured' : counted.join(', ')}.`,
     '',
     `Over TLS, the gateway (WORKERS=1: a worker and its primary) and HAProxy (nbthread 1) terminate TLS with the same self-signed ECDSA P-256 certificate; autocannon and wrk keep their connections alive, as everywhere here, so a run pays one handshake per connection and every request its encryption${negotiated.length === 0 ? '' : ` (agreed with a Node client, as autocannon's: ${negotiated.join('; ')})`}. req/s per core is the proxy's req/s ÷ the CPU-seconds a second all its processes used, that is 1,000,000 ÷ its CPU µs per request: what one core kept busy would serve.`,
     '',

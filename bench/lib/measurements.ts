@@ -17,7 +17,7 @@ export interface Measurement {
   readonly result: LoadResult;
   /** CPU µs per request during the run (from /proc; undefined where it cannot be read). */
   readonly cpu: CpuPerRequest;
-  /** The script calls (EVALSHA and EVAL) Redis ran during the run, on the scenarios that use Redis (`INFO commandstats`). */
+  /** The script calls (FCALL, EVALSHA and EVAL) Redis ran during the run, on the scenarios that use Redis (`INFO commandstats`). */
   readonly scriptCalls?: number;
   /** What Redis did during the run (script calls, µs in them, its CPU), from its own counters, on the scenarios that use Redis. */
   readonly redis?: RedisStats;

@@ -9,7 +9,10 @@ import { Redis } from 'ioredis';
 
 /** Redis's counters at a moment, or their differences over a run. */
 export interface RedisStats {
-  /** EVALSHA and EVAL calls (the gateway's limiter sends EVALSHA, EVAL once when Redis lost the script; @fastify/rate-limit the same). */
+  /**
+   * FCALL, EVALSHA and EVAL calls (the gateway's limiter sends FCALL where Redis has functions,
+   * EVALSHA elsewhere and EVAL once when Redis lost the script; @fastify/rate-limit EVALSHA).
+   */
   readonly scriptCalls: number;
   /** µs Redis spent running them (commandstats' `usec`). */
   readonly scriptUsec: number;
@@ -17,7 +20,7 @@ export interface RedisStats {
   readonly cpuUsec: number;
 }
 
-/** The script calls of an `INFO commandstats` reply: EVALSHA and EVAL. */
+/** The script calls of an `INFO commandstats` reply: FCALL, EVALSHA and EVAL. */
 export function scriptCallsIn(commandstats: string): number {
   return redisStatsIn(commandstats).scriptCalls;
 }
@@ -26,7 +29,7 @@ export function scriptCallsIn(commandstats: string): number {
 export function redisStatsIn(info: string): RedisStats {
   let scriptCalls = 0;
   let scriptUsec = 0;
-  for (const match of info.matchAll(/^cmdstat_(?:evalsha|eval):calls=(\d+),usec=(\d+)/gm)) {
+  for (const match of info.matchAll(/^cmdstat_(?:evalsha|eval|fcall):calls=(\d+),usec=(\d+)/gm)) {
     scriptCalls += Number(match[1]);
     scriptUsec += Number(match[2]);
   }

@@ -37,7 +37,7 @@ const view = (d: RateDecision) => ({ allowed: d.allowed, banned: d.banned, revok
 /** Script calls Redis has run so far. */
 async function scriptCalls(admin: Redis): Promise<number> {
   const stats = await admin.info('commandstats');
-  return [...stats.matchAll(/^cmdstat_(?:evalsha|eval):calls=(\d+)/gm)].reduce((sum, m) => sum + Number(m[1]), 0);
+  return [...stats.matchAll(/^cmdstat_(?:evalsha|eval|fcall):calls=(\d+)/gm)].reduce((sum, m) => sum + Number(m[1]), 0);
 }
 
 describe('batched decisions on one Redis', { skip: redisSkipReason() }, () => {

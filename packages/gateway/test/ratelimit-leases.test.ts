@@ -41,7 +41,7 @@ const view = (d: RateDecision) => ({ allowed: d.allowed, banned: d.banned, retry
 /** Script calls Redis has run so far. */
 async function scriptCalls(admin: Redis): Promise<number> {
   const stats = await admin.info('commandstats');
-  return [...stats.matchAll(/^cmdstat_(?:evalsha|eval):calls=(\d+)/gm)].reduce((sum, m) => sum + Number(m[1]), 0);
+  return [...stats.matchAll(/^cmdstat_(?:evalsha|eval|fcall):calls=(\d+)/gm)].reduce((sum, m) => sum + Number(m[1]), 0);
 }
 
 /** For each admitted request (time and units), the units admitted in the window ending at it. */

@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { Redis } from 'ioredis';
 import { redisSkipReason, type RedisServer, waitForReady } from '@animal-store/testkit';
-import { RATE_LIMIT_SCRIPT } from '../src/ratelimit/redis/index.js';
+import { RATE_LIMIT_LIBRARY, RATE_LIMIT_SCRIPT } from '../src/ratelimit/redis/index.js';
 import { type LimitedStack, type RunningGateway, startGateway, startLimitedStack } from './support/index.js';
 
 // Issue 19, warm before ready: /readyz says ready only once the rate-limit script is loaded on
@@ -29,11 +29,15 @@ describe('a gateway says ready only with its Redis connection warm', { skip: red
     await stack?.close();
   });
 
-  const scriptLoaded = async () => ((await admin.script('EXISTS', sha)) as number[])[0] === 1;
+  // Loaded both ways: as a library of Redis Functions (what the limiter calls, FCALL) and as a
+  // script (EVALSHA, where Redis has no functions).
+  const scriptLoaded = async () =>
+    ((await admin.script('EXISTS', sha)) as number[])[0] === 1 &&
+    ((await admin.function('LIST', 'LIBRARYNAME', RATE_LIMIT_LIBRARY.name)) as unknown[]).length === 1;
   // ioredis sends a script's first call on a connection as EVAL (which loads it), then EVALSHA.
   const scriptRuns = async () => {
     const stats = await admin.info('commandstats');
-    return ['eval', 'evalsha'].reduce((sum, name) => sum + Number(new RegExp(`cmdstat_${name}:calls=(\\d+)`).exec(stats)?.[1] ?? 0), 0);
+    return ['eval', 'evalsha', 'fcall'].reduce((sum, name) => sum + Number(new RegExp(`cmdstat_${name}:calls=(\\d+)`).exec(stats)?.[1] ?? 0), 0);
   };
 
   test('ready before any request: the script is loaded and has run once (Redis clock learnt)', async () => {

@@ -5,3 +5,4 @@ export { redisKeyNames } from './key-names.js';
 export { createBatch, type BatchOptions } from './batch.js';
 export { observeRedis } from './observed-client.js';
 export { ScriptError } from './script-error.js';
+export { luaCode, type LuaCode, type LuaLibrary } from './lua-library.js';

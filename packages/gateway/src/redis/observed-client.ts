@@ -55,7 +55,7 @@ export function observeRedis(client: RedisClient, startGraceMs = 2000): RedisCli
     subscribe: (channel, listener, onSubscribed, onLost) => client.subscribe(channel, listener, onSubscribed, onLost),
     onReady: (listener) => client.onReady(listener),
     warm: () => client.warm(),
-    defineScript: (name, lua) => observed(name, client.defineScript(name, lua)),
+    defineScript: (name, lua, library) => observed(name, client.defineScript(name, lua, library)),
     shardOf: (key) => client.shardOf(key),
     close: () => client.close(),
   };

@@ -1,3 +1,5 @@
+import type { LuaLibrary } from './lua-library.js';
+
 /** All the gateway needs from a Redis client; redis-client.ts, the one place ioredis is imported, implements it. */
 export interface RedisClient {
   sIsMember(key: string, member: string): Promise<boolean>;
@@ -40,16 +42,19 @@ export interface RedisClient {
   onReady(listener: () => void): void;
   /**
    * A first round trip on every connection the request path uses (each master of a cluster):
-   * every script defined so far loaded (SCRIPT LOAD), then PING. Resolves once all answered.
+   * every script defined so far loaded (SCRIPT LOAD), then PING, and every library (FUNCTION LOAD,
+   * where Redis has functions). Resolves once all answered.
    * ioredis still sends a script's first call on each connection as EVAL (it loads the script
    * again as it runs): a caller's own first run of the script takes that one out of the way.
    */
   warm(): Promise<void>;
   /**
    * Registers a Lua script (sent by SHA, reloaded by ioredis on NOSCRIPT, e.g. after SCRIPT FLUSH)
-   * and returns the function that runs it, with any number of keys.
+   * and returns the function that runs it, with any number of keys. With `library`, the same code
+   * as a library of Redis Functions (`lua-library.ts`): loaded by `warm` (or by the first call) and
+   * called with FCALL where Redis has functions, the script elsewhere (`redis-functions.ts`).
    */
-  defineScript(name: string, lua: string): (keys: readonly string[], args: readonly (string | number)[]) => Promise<unknown>;
+  defineScript(name: string, lua: string, library?: LuaLibrary): (keys: readonly string[], args: readonly (string | number)[]) => Promise<unknown>;
   /**
    * Which keys one command may touch together: keys of the same shard can. On a cluster, the
    * hash slot; on a single Redis, 0 for every key.

@@ -1,6 +1,7 @@
 import calculateSlot from 'cluster-key-slot';
 import { Cluster, Redis } from 'ioredis';
 import { createCommandBudget } from './command-budget.js';
+import { createFunctions } from './redis-functions.js';
 import type { RedisClient } from './redis-client-api.js';
 import { rethrowScriptError } from './script-error.js';
 
@@ -62,6 +63,9 @@ export function createRedisClient(url: string, options: RedisClientOptions): Red
   const subscribers: (Redis | Cluster)[] = [];
   /** Every script defined, to load on each connection before it is used (`warm`). */
   const scripts: string[] = [];
+  /** The connections the request path uses: each master of a cluster. */
+  const masters = () => (redis instanceof Cluster ? redis.nodes('master') : [redis]);
+  const functions = createFunctions(masters, within);
   // Without a listener an 'error' event would end the process; failures surface per command.
   redis.on('error', () => {});
   return {
@@ -127,22 +131,25 @@ export function createRedisClient(url: string, options: RedisClientOptions): Red
       redis.on('ready', listener);
     },
     async warm() {
-      const connections = redis instanceof Cluster ? redis.nodes('master') : [redis];
       await Promise.all(
-        connections.map(async (connection) => {
+        masters().map(async (connection) => {
           for (const lua of scripts) await within(connection.script('LOAD', lua));
           await within(connection.ping());
         }),
       );
+      await functions.load();
     },
-    defineScript(name, lua) {
+    defineScript(name, lua, library) {
       // No numberOfKeys: each call gives its own count first.
       redis.defineCommand(name, { lua });
       scripts.push(lua);
       const command = (redis as unknown as Record<string, (...args: (string | number)[]) => Promise<unknown>>)[name] as (
         ...args: (string | number)[]
       ) => Promise<unknown>;
-      return (keys, args) => within(command.call(redis, keys.length, ...keys, ...args)).catch(rethrowScriptError);
+      const script = (keys: readonly string[], args: readonly (string | number)[]) =>
+        within(command.call(redis, keys.length, ...keys, ...args)).catch(rethrowScriptError);
+      if (library === undefined) return script;
+      return functions.define(library, (keys, args) => within(redis.fcall(library.fn, keys.length, ...keys, ...args)), script);
     },
     shardOf: options.cluster === true ? (key) => calculateSlot(key) : () => 0,
     async close() {

@@ -11,8 +11,8 @@ export class ScriptError extends Error {
   }
 }
 
-/** Lua's own errors, as Redis 7 (`user_script:`) and Redis 6 (`Error running script`) word them. */
-const LUA_ERROR = /^ERR (?:user_script:|Error running script)/;
+/** Lua's own errors, as Redis 7 (`user_script:`, a function's `user_function:`) and Redis 6 (`Error running script`) word them. */
+const LUA_ERROR = /^ERR (?:user_script:|user_function:|Error running script)/;
 
 /** `error` as a `ScriptError` when it is a Lua error Redis answered with; else `error` itself. Throws it. */
 export function rethrowScriptError(error: unknown): never {

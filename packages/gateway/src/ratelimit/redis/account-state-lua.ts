@@ -31,10 +31,11 @@ export const ACCOUNT_STATE_LUA = `
 -- ttl: how long the key must live from now (0: unchanged, not written), expires: when its TTL ends (ms)}.
 -- A window is {first, last, total, counts}: counts[1] is the first bucket's, in a row to the last
 -- (an array that MessagePack decodes in C, so the script never loops over it to load an account).
-local states, touched = {}, {}
+-- (Set at the start of every call, as the next two: redis-script.ts.)
+local states, touched
 -- The common path's accounts (common-path-lua.ts): key -> its bytes as read (false: no key) or
 -- as last written in this call; key -> how long it must live from now, for those it wrote.
-local raws, written = {}, {}
+local raws, written
 
 -- Marks the account to be written back: its TTL outlives every bucket it may count (a window
 -- and a bucket of the longest window of the policies met), and its bans and strikes.

@@ -2,25 +2,43 @@
  * The part of the rate-limit script (`redis-script.ts`) that reads what a call holds as a whole,
  * before any request is decided: the clock (Redis TIME, or the tests' ARGV 1), the deadline (a
  * call started after it returns `{now}` alone, having read and charged nothing), the month now
- * falls in (`monthStart`, `monthEnd`, and `monthEndOf`), the process that sent it (`holder`), the policies
- * (once a call, however many requests share one), and the deny-list, asked once (SMISMEMBER)
- * for every request of the call that checks its key's revocation. ARGV is as `redis-script.ts`
- * describes it. It expects the script's locals `ARGV`, `KEYS`, `call`, `tonumber`, `floor`,
- * `byte` and `sub`, and defines `now`, `holder`, `requests`, `repeated` (tonumber of a field whose values repeat, memoized), `policies` (a window is {letter, limit, ms, buckets,
- * width, month}), `first` (the offset of the first request's fields) and `revoked` (by request number).
+ * falls in (`monthStart`, `monthEnd`, and `monthEndOf`), the process that sent it (`holder`), the
+ * policies (once a call, however many requests share one), and the deny-list, asked once
+ * (SMISMEMBER) for every request of the call that checks its key's revocation. ARGV is as
+ * `redis-script.ts` describes it.
+ *
+ * In two parts, as the script's functions are made once, not at each call (`redis-script.ts`):
+ * `CALL_HEADER_LUA` declares, among the script's locals, `now`, `holder`, `requests`, `repeated`
+ * (tonumber of a field whose values repeat, memoized), `policies` (a window is {letter, limit, ms,
+ * buckets, width, month}), `first` (the offset of the first request's fields), `revoked` (by
+ * request number) and the month's bounds, and defines `monthEndOf(start)`; `CALL_START_LUA`, the
+ * first statements of every call, sets them. They expect the script's locals `ARGV`, `KEYS`,
+ * `call`, `tonumber`, `floor`, `byte` and `sub`.
  */
 export const CALL_HEADER_LUA = `
-local now
+local now, requests, repeated, holder, monthStart, monthEnd, policies, first, revoked
+local starts = {}
+-- The numbers each request repeats (0 layers, no lease, cost 1, policy 1), read once a call:
+-- tonumber costs about what reading a dozen fields does.
+local REPEATED = { __index = function(t, k) local v = tonumber(k) t[k] = v return v end }
+
+-- When a month that started at one of the call's month starts ends (a clock that stepped back
+-- may count in a later one).
+local function monthEndOf(start)
+  for i = 1, #starts - 1 do if starts[i] == start then return starts[i + 1] end end
+  return monthEnd
+end
+`;
+
+export const CALL_START_LUA = `
 if ARGV[1] ~= '' then
   now = tonumber(ARGV[1])
 else
   local t = call('TIME')
   now = tonumber(t[1]) * 1000 + floor(tonumber(t[2]) / 1000)
 end
-local requests = tonumber(ARGV[2])
--- The numbers each request repeats (0 layers, no lease, cost 1, policy 1), read once a call:
--- tonumber costs about what reading a dozen fields does.
-local repeated = setmetatable({}, { __index = function(t, k) local v = tonumber(k) t[k] = v return v end })
+requests = tonumber(ARGV[2])
+repeated = setmetatable({}, REPEATED)
 local denyList = ARGV[3] == '1'
 -- Started after the gateway stopped waiting (Redis stalled, or it ran calls held by a pause):
 -- decide nothing, charge nothing.
@@ -28,25 +46,21 @@ local deadline = tonumber(ARGV[5])
 if deadline ~= nil and now > deadline then return { now } end
 
 -- The gateway process that sent the call: the holder of the leases it asks for and gives back.
-local holder = ARGV[6]
+holder = ARGV[6]
 
--- The month now falls in, from the starts given (ARGV 7 tells how many); monthEndOf(start) is
--- when a month that started at one of them ends (a clock that stepped back may count in a later one).
-local starts, a = {}, 8
+-- The month now falls in, from the starts given (ARGV 7 tells how many).
+starts = {}
+local a = 8
 for i = 1, tonumber(ARGV[7]) do starts[i] = tonumber(ARGV[7 + i]) a = a + 1 end
-local monthStart, monthEnd = starts[1], starts[2]
+monthStart, monthEnd = starts[1], starts[2]
 for i = 2, #starts - 1 do
   if now >= starts[i] then monthStart, monthEnd = starts[i], starts[i + 1] end
-end
-local function monthEndOf(start)
-  for i = 1, #starts - 1 do if starts[i] == start then return starts[i + 1] end end
-  return monthEnd
 end
 
 -- Policies, read once a call. A window is {letter, limit, ms, buckets, width, month}: month is
 -- true for a calendar month, which a call sends as window ms 0 and buckets 0 (the only place
 -- that reads it so: the rest of the script asks month).
-local policies = {}
+policies = {}
 for i = 1, tonumber(ARGV[4]) do
   local n = tonumber(ARGV[a + 3])
   local wins, longest = {}, 0
@@ -62,10 +76,10 @@ for i = 1, tonumber(ARGV[4]) do
   policies[i] = { wins = wins, n = n, strikes = tonumber(ARGV[a]), strikeMs = tonumber(ARGV[a + 1]), banMs = tonumber(ARGV[a + 2]), longest = longest }
   a = a + 4 + n * 4
 end
-local first = a -- the first request's fields
+first = a -- the first request's fields
 
 -- The deny-list, once for the whole call.
-local revoked = {}
+revoked = {}
 if denyList then
   local asked, at = {}, {}
   local r = first

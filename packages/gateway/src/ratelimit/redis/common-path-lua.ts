@@ -16,7 +16,8 @@
  * request: its answer is in `out`) and `saveWritten()`.
  */
 export const COMMON_PATH_LUA = `
-local writtenKeys = {}
+-- The keys it wrote in this call (set at the start of every call: redis-script.ts).
+local writtenKeys
 -- The pieces of an account's new bytes, reused by every request (no table made per request); the
 -- account's first 6 bytes, by its number of windows (the same for every account of as many).
 local cParts, heads = {}, {}

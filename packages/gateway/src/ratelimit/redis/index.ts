@@ -12,4 +12,4 @@ export { createBanLifter } from './lift-ban.js';
 export { LateDecisionError } from './call-faults.js';
 export { type RedisLimiterOptions } from './redis-limiter-options.js';
 export { createRedisLimiter } from './redis-limiter.js';
-export { RATE_LIMIT_SCRIPT } from './redis-script.js';
+export { RATE_LIMIT_LIBRARY, RATE_LIMIT_SCRIPT } from './redis-script.js';

@@ -9,7 +9,7 @@ import { scriptCall, type ScriptCall, type ScriptRequest } from './redis-call.js
 import { createClockOffset } from './redis-clock.js';
 import { decisionsOf } from './redis-reply.js';
 import { HOLD_WHILE_OUT_MS, MAX_BATCH, WARM_READINGS, type RedisLimiterOptions } from './redis-limiter-options.js';
-import { RATE_LIMIT_SCRIPT } from './redis-script.js';
+import { RATE_LIMIT_LIBRARY, RATE_LIMIT_SCRIPT } from './redis-script.js';
 
 /** How often leases that ended, or sit unused, are given back. */
 const GIVE_BACK_EVERY_MS = 250;
@@ -35,7 +35,7 @@ interface Decided {
  */
 
 export function createRedisLimiter(redis: RedisClient, options: RedisLimiterOptions): Limiter {
-  const run = redis.defineScript('rateLimit', RATE_LIMIT_SCRIPT);
+  const run = redis.defineScript('rateLimit', RATE_LIMIT_SCRIPT, RATE_LIMIT_LIBRARY);
   const names = redisKeyNames(options.prefix);
   const denyShard = redis.shardOf(names.revoked);
   const clock = () => (options.now === undefined ? '' : options.now());

@@ -1,8 +1,10 @@
+import { luaCode } from '../../redis/index.js';
 import { ACCOUNT_LAYOUT_LUA } from './account-layout-lua.js';
 import { ACCOUNT_STATE_LUA } from './account-state-lua.js';
-import { CALL_HEADER_LUA } from './call-header-lua.js';
+import { CALL_HEADER_LUA, CALL_START_LUA } from './call-header-lua.js';
 import { COMMON_PATH_LUA } from './common-path-lua.js';
 import { COMMON_WINDOW_LUA } from './common-window-lua.js';
+import { GENERAL_PATH_LUA } from './general-path-lua.js';
 import { LEASE_LUA } from './lease-lua.js';
 import { LEASE_RECORD_LUA } from './lease-record-lua.js';
 import { REPLY_LUA } from './reply-lua.js';
@@ -56,10 +58,16 @@ import { WINDOW_LUA } from './window-lua.js';
  *          outcome 6 and then its windows (no retryAt, no refusing window).
  * A revoked request is refused before anything is read or charged. The deny-list is asked once a
  * call (SMISMEMBER) for every request that checks revocation.
+ *
+ * One text, run two ways (`lua-library.ts`): as a library of Redis Functions, whose functions are
+ * made once and serve every call (FCALL, Redis 7 and later), and as a script (EVALSHA), which makes
+ * them again at each call. Either way a call is `run(KEYS, ARGV)`, which sets the call's own
+ * state first (the header's, and the tables of accounts met and of the reply).
  */
-export const RATE_LIMIT_SCRIPT = `
--- Locals, not globals: Lua 5.1 looks globals up by name each time.
-local ARGV, KEYS, call, pcall = ARGV, KEYS, redis.call, redis.pcall
+const RATE_LIMIT_LUA = `
+-- Locals, not globals: Lua 5.1 looks globals up by name each time. The first four are set at the
+-- start of every call (run, below): made once, the script's functions serve every call after.
+local KEYS, ARGV, call, pcall
 local tonumber, floor, ceil, sub, type, remove, byte = tonumber, math.floor, math.ceil, string.sub, type, table.remove, string.byte
 local encode, decode = cmsgpack.pack, cmsgpack.unpack
 
@@ -72,128 +80,46 @@ ${LEASE_LUA}
 ${REPLY_LUA}
 ${COMMON_WINDOW_LUA}
 ${COMMON_PATH_LUA}
--- The lease granted to the request being decided: its units and when it ends; for a peek, the
--- month's units not accounted for.
-local leaseUnits, leaseEnds, peekUnaccounted = 0, 0, 0
+${GENERAL_PATH_LUA}
+local function run(keys, args)
+  KEYS, ARGV, call, pcall = keys, args, redis.call, redis.pcall
+${CALL_START_LUA}
+  -- The call's own tables (account-state-lua.ts, common-path-lua.ts, reply-lua.ts).
+  states, touched, raws, written, writtenKeys, out = {}, {}, {}, {}, {}, { now }
 
--- One request on the general path, its fields as the call's loop read them (see ARGV above); r:
--- the offset of its fields, where its further layers are read.
-local function decide(index, r, key, keyId, policy, strikes, mode, cost, shadow, extra, want, back, backAt)
-  local layers = { { key, policies[policy] } }
-  for l = 1, extra do layers[l + 1] = { tonumber(ARGV[r + 7 + 2 * l]), policies[tonumber(ARGV[r + 8 + 2 * l])] } end
-  local n = 0
-  for l = 1, #layers do n = n + layers[l][2].n end
-  if revoked[index] then return padded(3, n) end
-  if layers[1][1] == 0 then return padded(1, n) end
-
-  local all, account = {}, nil
-  for l = 1, #layers do
-    local key, policy = KEYS[layers[l][1]], layers[l][2]
-    local state = load(key, policy)
-    layers[l].key, layers[l].state = key, state
-    if l == 1 then account = state end
-    for k = 1, policy.n do
-      local win = policy.wins[k]
-      local w = state.w[win[1]]
-      if w == nil then
-        w = { 0, 0, 0, {} }
-        state.w[win[1]] = w
-      end
-      all[#all + 1] = { win = win, w = w, cur = bring(win, w), own = l == 1 }
+  local r = first
+  for i = 1, requests do
+    leaseUnits, leaseEnds, peekUnaccounted = 0, 0, 0
+    local key, keyId, policy, cost = tonumber(ARGV[r]), ARGV[r + 1], repeated[ARGV[r + 3]], nil
+    local strikes, mode, shadow, extra, want, back, backAt, plain = 0, '0', false, 0, 0, 0, 0, true
+    local fields = 5
+    if key < 0 then
+      -- The short form: decided and charged at its cost, nothing else.
+      key, cost = -key, repeated[ARGV[r + 4]]
+    else
+      strikes, mode, cost, shadow, extra = tonumber(ARGV[r + 4]), ARGV[r + 5], tonumber(ARGV[r + 6]), ARGV[r + 7] == '1', repeated[ARGV[r + 8]]
+      local lf = r + 9 + 2 * extra
+      want, back, backAt = repeated[ARGV[lf]], tonumber(ARGV[lf + 1]), tonumber(ARGV[lf + 2])
+      plain = strikes == 0 and mode == '0' and not shadow and extra == 0 and want == 0 and back == 0
+      fields = 12 + 2 * extra
     end
-  end
-  local changed = #account.leases > 0 and forget(account)
-  if backAt > 0 and takeBack(all, account, back, backAt) then changed = true end
-  if changed then keep(layers[1].key, account, layers[1][2]) end
-  if mode == '2' then return padded(1, n) end
-  if mode == '1' then
-    for k = 1, #all do
-      if all[k].own and all[k].win[6] then peekUnaccounted = unaccounted(account, all[k].w[2]) end
+    -- The common request without a table (common-path-lua.ts); any other, or one it would refuse, here.
+    if not (plain and common(i, key, policy, cost)) then decide(i, r, key, keyId, policy, strikes, mode, cost, shadow, extra, want, back, backAt) end
+    if mode == '1' then out[#out + 1] = peekUnaccounted end
+    if want > 0 then
+      out[#out + 1] = leaseUnits
+      out[#out + 1] = leaseEnds
     end
+    r = r + fields
   end
-
-  local policy, ban = layers[1][2], nil
-  local banned = false
-  if keyId ~= '' then
-    ban = account.bans[keyId]
-    banned = ban ~= nil and ban[1] > now
-    if banned and not shadow then return answer(all, 2, ban[1], 0) end
-  end
-
-  local own, others = refusal(all, cost, true), refusal(all, 1, false)
-  local enforced = others
-  if not shadow then enforced = combined(own, others) end
-  if enforced ~= nil then
-    -- The limit would admit it but for units leased and not given back: no strike, and the gateway
-    -- asks for them and decides it again.
-    if others == nil and mode == '0' and heldRefusal(all, account, cost) then return answer(all, 5, now, own[2]) end
-    if mode == '1' or own == nil or shadow or keyId == '' or policy.strikes == 0 then
-      return answer(all, 0, enforced[1], enforced[2])
-    end
-    if ban == nil then
-      ban = { 0, 0, 0 }
-      account.bans[keyId] = ban
-    end
-    if ban[3] <= now then ban[2], ban[3] = 0, now + policy.strikeMs end
-    ban[2] = ban[2] + 1 + strikes
-    keep(layers[1].key, account, policy)
-    if ban[2] >= policy.strikes then
-      ban[1], ban[2], ban[3] = now + policy.banMs, 0, 0
-      return answer(all, 2, ban[1], 0)
-    end
-    return answer(all, 0, enforced[1], enforced[2])
-  end
-
-  -- Admitted. In shadow, where the plan would have refused: its windows are not charged.
-  local inShadow = shadow and (banned or own ~= nil)
-  local outcome, binding = 1, 0
-  if inShadow then
-    outcome = 4
-    if own ~= nil then binding = own[2] end
-  end
-  -- A peek stops here: what the request would get, and nothing charged, counted or kept.
-  if mode == '1' then return answer(all, outcome, 0, binding) end
-  for k = 1, #all do
-    local e = all[k]
-    if not e.own then
-      charge(e.win, e.w, e.cur, 1)
-    elseif not inShadow then
-      charge(e.win, e.w, e.cur, cost)
-    end
-  end
-  for l = 1, #layers do
-    if not (inShadow and l == 1) then keep(layers[l].key, layers[l].state, layers[l][2]) end
-  end
-  if want > 0 and not shadow and #layers == 1 then leaseUnits, leaseEnds = grant(all, account, want) end
-  return answer(all, outcome, 0, binding)
+  saveTouched()
+  saveWritten()
+  return out
 end
-
-local r = first
-for i = 1, requests do
-  leaseUnits, leaseEnds, peekUnaccounted = 0, 0, 0
-  local key, keyId, policy, cost = tonumber(ARGV[r]), ARGV[r + 1], repeated[ARGV[r + 3]], nil
-  local strikes, mode, shadow, extra, want, back, backAt, plain = 0, '0', false, 0, 0, 0, 0, true
-  local fields = 5
-  if key < 0 then
-    -- The short form: decided and charged at its cost, nothing else.
-    key, cost = -key, repeated[ARGV[r + 4]]
-  else
-    strikes, mode, cost, shadow, extra = tonumber(ARGV[r + 4]), ARGV[r + 5], tonumber(ARGV[r + 6]), ARGV[r + 7] == '1', repeated[ARGV[r + 8]]
-    local lf = r + 9 + 2 * extra
-    want, back, backAt = repeated[ARGV[lf]], tonumber(ARGV[lf + 1]), tonumber(ARGV[lf + 2])
-    plain = strikes == 0 and mode == '0' and not shadow and extra == 0 and want == 0 and back == 0
-    fields = 12 + 2 * extra
-  end
-  -- The common request without a table (common-path-lua.ts); any other, or one it would refuse, here.
-  if not (plain and common(i, key, policy, cost)) then decide(i, r, key, keyId, policy, strikes, mode, cost, shadow, extra, want, back, backAt) end
-  if mode == '1' then out[#out + 1] = peekUnaccounted end
-  if want > 0 then
-    out[#out + 1] = leaseUnits
-    out[#out + 1] = leaseEnds
-  end
-  r = r + fields
-end
-saveTouched()
-saveWritten()
-return out
 `;
+
+const RATE_LIMIT = luaCode('animal_store_rate_limit', RATE_LIMIT_LUA);
+/** The script's text, for EVAL and EVALSHA. */
+export const RATE_LIMIT_SCRIPT = RATE_LIMIT.script;
+/** The same as a library of Redis Functions (Redis 7 and later), which makes its functions once. */
+export const RATE_LIMIT_LIBRARY = RATE_LIMIT.library;

@@ -5,7 +5,8 @@
  * `answer(all, outcome, retryAt, binding)`, `refusal(all, cost, own)` and `combined(a, b)`.
  */
 export const REPLY_LUA = `
-local out = { now }
+-- The reply (set to { now } at the start of every call: redis-script.ts).
+local out
 
 -- Appends an answer without reading (revoked, or no limit to check) for n windows.
 local function padded(outcome, n)
