@@ -98,6 +98,23 @@ describe('the rate-limit code as Redis Functions', { skip: redisSkipReason() }, 
     });
   }
 
+  test('a library that cannot load for a while (Redis over its memory): those calls fail, and the next load succeeds', async () => {
+    const made = await client();
+    createRedisLimiter(made, { prefix: 'oom' });
+    await made.warm();
+    await admin.function('FLUSH');
+    await admin.config('SET', 'maxmemory', '1');
+    try {
+      await assert.rejects(admitted(made, 'full', 1, 'oom'), /^(?:ReplyError: )?OOM/);
+    } finally {
+      await admin.config('SET', 'maxmemory', '0');
+    }
+    const before = await calls(admin);
+    assert.equal(await admitted(made, 'full', 70, 'oom'), 60);
+    const after = await calls(admin);
+    assert.deepEqual([after.evalsha - before.evalsha, after.eval - before.eval], [0, 0], 'functions still: the OOM did not turn them off');
+  });
+
   test("a Lua error in a function is the script's error (nothing charged), as with EVALSHA", async () => {
     const made = await client();
     const faulty = luaCode('faulty', 'local function run(keys, args) return nil + tonumber(args[1]) end');

@@ -15,12 +15,15 @@ const replyError = (error: unknown): error is Error => error instanceof Error &&
 const LOADED = /already exists/i;
 /** Redis lost its functions (FUNCTION FLUSH, a node that joined a cluster empty). */
 const NOT_FOUND = /^ERR Function not found/;
+/** Redis runs no functions for this client: older than 7 (no such command), or its ACL denies them. */
+const REFUSED = /unknown command|unknown subcommand|^NOPERM/i;
 
 /**
  * Lua libraries (`lua-library.ts`) run as Redis Functions where Redis has them, and as scripts
  * where it has not: `FUNCTION LOAD` on every connection the request path uses (each master of a
  * cluster), then FCALL. A Redis that refuses the load (older than 7, or an ACL without FUNCTION)
- * is sent the same code as a script (EVALSHA) from then on. A Redis that lost its functions
+ * is sent the same code as a script (EVALSHA) from then on; one that fails it otherwise (over
+ * its memory, say) fails that call alone, and a later call loads again. A Redis that lost its functions
  * answers an FCALL with "Function not found", which runs nothing and charges nothing: they are
  * loaded again and the call is sent once more.
  */
@@ -44,7 +47,8 @@ export function createFunctions(masters: () => Connection[], within: <T>(reply: 
       );
       return true;
     } catch (error) {
-      if (replyError(error)) return false;
+      // Any other error (OOM, READONLY, a lost connection) fails this call alone, and the next tries again.
+      if (replyError(error) && REFUSED.test(error.message)) return false;
       throw error;
     }
   }
@@ -74,10 +78,9 @@ export function createFunctions(masters: () => Connection[], within: <T>(reply: 
     define(library: LuaLibrary, fcall: Run, script: Run): Run {
       libraries.push(library);
       const fallBack = async (error: unknown, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> => {
-        if (!replyError(error)) throw error;
-        // An error of the code itself (a Lua error) is a script's error, as for EVALSHA.
-        if (!NOT_FOUND.test(error.message) && supported === true) return rethrowScriptError(error);
-        // Not found (loaded again), or the first calls on a Redis that has no FCALL (unknown command).
+        // A Lua error is a script's error, as for EVALSHA; an OOM or a lost connection fails the call.
+        if (!replyError(error) || !(NOT_FOUND.test(error.message) || REFUSED.test(error.message))) return rethrowScriptError(error);
+        // Not found (loaded again), or a Redis that runs no functions for this client (the script).
         if (await load()) return fcall(keys, args).catch(rethrowScriptError);
         return script(keys, args);
       };
