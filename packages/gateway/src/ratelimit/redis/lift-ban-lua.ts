@@ -24,6 +24,8 @@ end
 
 ${ACCOUNT_LAYOUT_LUA}
 ${ACCOUNT_STATE_LUA}
+-- The accounts met (one), as the rate-limit script sets them at the start of a call.
+states, touched, raws, written = {}, {}, {}, {}
 
 local key, id = KEYS[1], ARGV[1]
 -- No policy: a state in the layout of the release before keeps its windows (nothing converts them).
