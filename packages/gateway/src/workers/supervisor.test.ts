@@ -95,6 +95,25 @@ test('a worker that listened and died while the others were starting is replaced
   await supervisor.stop();
 });
 
+for (const workers of [1, 2]) {
+  test(`a stop that comes as the first of ${workers} workers says it listens, before the start has seen it: every worker stops, none is replaced`, async () => {
+    const cluster = fakeCluster();
+    const deaths: number[] = [];
+    let stopping: Promise<void> | undefined;
+    const supervisor = createSupervisor({
+      logger: quiet,
+      spawn: cluster.spawn,
+      onDeath: () => deaths.push(1),
+      // SIGTERM as the first worker listens (npm start's launcher saw it answer), before the start's own wait has seen it.
+      onFork: (member) => void member.started.then(() => (stopping ??= supervisor.stop())),
+    });
+    await supervisor.start(generation(workers, 'a'));
+    const stopped = await Promise.race([stopping?.then(() => true), new Promise((resolve) => setTimeout(() => resolve(false), 2000))]);
+    assert.equal(stopped, true, 'stop() resolved: every worker exited');
+    assert.deepEqual([cluster.spawned.length, deaths.length, supervisor.members().length], [workers, 0, 0], 'none replaced, none left');
+  });
+}
+
 for (const when of ['before it takes over', 'after it took over from an old one'] as const) {
   test(`a reload whose new worker dies ${when} goes back to the settings in force, and is no crash loop (issue 39, 2.2)`, async () => {
     const cluster = fakeCluster((worker) => {

@@ -135,6 +135,10 @@ export function createSupervisor(options: SupervisorOptions) {
         if (options.spawn === undefined) scheduleConnections(settings.workers);
         const forked = Array.from({ length: settings.workers }, () => fork(settings));
         const code = await Promise.race([allListening(forked), new Promise<number>((resolve) => failureListeners.push(resolve))]);
+        // A stop that came while they started (SIGTERM once the first worker answered): it stops
+        // them all, so one that exits then is no failure, and the gateway never goes back to
+        // running (where a worker's exit is a death, and replaced).
+        if (phase === 'stopping') return;
         if (code !== undefined) {
           if (failure === undefined) fail(code);
           throw code;
