@@ -70,6 +70,19 @@ async function startWith(command: string, args: string[], ready: RegExp) {
   return { child, exited, ports: Object.values(ports), tmp, output: () => output };
 }
 
+/** Waits for the stack's first process to exit: a stack that does not stop fails the test (with what it printed) instead of hanging it. */
+async function exitedWithin(stack: Awaited<ReturnType<typeof startWith>>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`not exited ${ms} ms after SIGTERM:\n${stack.output()}`)), ms);
+  });
+  try {
+    await Promise.race([stack.exited, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /**
  * After a test: every process of the stack its lines name (`"pid":N`) that is still there, and
  * still a service of this repository (a pid may have been reused), gets SIGKILL, so that a failing
@@ -92,7 +105,7 @@ test('SIGTERM to npm start’s pid alone stops the whole stack and deletes the d
   try {
     assert.equal(keyrings(stack.tmp).length, 1, 'the keyring is in TMPDIR');
     process.kill(stack.child.pid as number, 'SIGTERM');
-    await stack.exited;
+    await exitedWithin(stack, 30_000);
     assert.deepEqual(await closedWithin(stack.ports, 15_000), [], `every port closed:\n${stack.output()}`);
     assert.deepEqual(keyrings(stack.tmp), [], 'the demo keyring (private key, admin token) is gone');
   } finally {
@@ -106,7 +119,7 @@ test('SIGTERM to the launcher while the gateway is still starting stops what sta
   const stack = await startWith(process.execPath, ['--import', 'tsx', LAUNCHER], /"msg":"core listening/);
   try {
     process.kill(stack.child.pid as number, 'SIGTERM');
-    await stack.exited;
+    await exitedWithin(stack, 30_000);
     // Longer than a gateway takes to start: one left behind would be listening by then.
     await new Promise((resolve) => setTimeout(resolve, 6_000));
     assert.deepEqual(await closedWithin(stack.ports, 10_000), [], `every port closed:\n${stack.output()}`);
