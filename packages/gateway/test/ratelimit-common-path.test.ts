@@ -6,7 +6,7 @@ import { seededRandom } from './support/index.js';
 import { createCalendar } from '../src/ratelimit/calendar.js';
 import { monthWindow, type LimitRequest, type Policy } from '../src/ratelimit/index.js';
 import { scriptCall } from '../src/ratelimit/redis/redis-call.js';
-import { decisionsOf } from '../src/ratelimit/redis/redis-reply.js';
+import { decisionsOf, valuesOf } from '../src/ratelimit/redis/redis-reply.js';
 import { RATE_LIMIT_SCRIPT } from '../src/ratelimit/redis/redis-script.js';
 import { redisKeyNames } from '../src/redis/index.js';
 
@@ -79,7 +79,7 @@ describe('the common path decides and writes exactly what the general path does'
       const run = async (script: string, prefix: string, batch: readonly LimitRequest[]) => {
         const call = scriptCall(batch, { keyOf: redisKeyNames(prefix).limits, denyList: undefined, clock: now, deadline: '', holder: 'test' }, calendar, now);
         // Compared as decoded: the common path answers an admission in the reply's short form.
-        return decisionsOf(batch, (await admin.eval(script, call.keys.length, ...call.keys, ...call.args)) as number[], calendar);
+        return decisionsOf(batch, valuesOf((await admin.callBuffer('EVAL', script, call.keys.length, ...call.keys, ...call.args)) as Buffer), calendar);
       };
       for (let step = 0; step < 150; step++) {
         const r = next();

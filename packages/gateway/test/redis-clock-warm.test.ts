@@ -27,8 +27,8 @@ describe('the deadline of the first calls after the warm-up', { skip: redisSkipR
     let replies = 0;
     const lateFirst: RedisClient = {
       ...client,
-      defineScript(name, lua) {
-        const run = client.defineScript(name, lua);
+      defineScript(name, lua, options) {
+        const run = client.defineScript(name, lua, options);
         return async (keys, args) => {
           deadlines.push(Number(args[4]) - Date.now());
           const reply = await run(keys, args);

@@ -118,7 +118,7 @@ describe('the rate-limit code as Redis Functions', { skip: redisSkipReason() }, 
   test("a Lua error in a function is the script's error (nothing charged), as with EVALSHA", async () => {
     const made = await client();
     const faulty = luaCode('faulty', 'local function run(keys, args) return nil + tonumber(args[1]) end');
-    const run = made.defineScript('faulty', faulty.script, faulty.library);
+    const run = made.defineScript('faulty', faulty.script, { library: faulty.library });
     await made.warm();
     const before = await calls(admin);
     await assert.rejects(run([], ['1']), (error: unknown) => error instanceof ScriptError && /user_function/.test(error.message));

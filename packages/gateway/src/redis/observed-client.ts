@@ -55,7 +55,7 @@ export function observeRedis(client: RedisClient, startGraceMs = 2000): RedisCli
     subscribe: (channel, listener, onSubscribed, onLost) => client.subscribe(channel, listener, onSubscribed, onLost),
     onReady: (listener) => client.onReady(listener),
     warm: () => client.warm(),
-    defineScript: (name, lua, library) => observed(name, client.defineScript(name, lua, library)),
+    defineScript: (name, lua, options) => observed(name, client.defineScript(name, lua, options)),
     shardOf: (key) => client.shardOf(key),
     close: () => client.close(),
   };

@@ -50,11 +50,16 @@ export interface RedisClient {
   warm(): Promise<void>;
   /**
    * Registers a Lua script (sent by SHA, reloaded by ioredis on NOSCRIPT, e.g. after SCRIPT FLUSH)
-   * and returns the function that runs it, with any number of keys. With `library`, the same code
-   * as a library of Redis Functions (`lua-library.ts`): loaded by `warm` (or by the first call) and
+   * and returns the function that runs it, with any number of keys. `library`: the same code as a
+   * library of Redis Functions (`lua-library.ts`), loaded by `warm` (or by the first call) and
    * called with FCALL where Redis has functions, the script elsewhere (`redis-functions.ts`).
+   * `binary`: a string reply comes as its bytes (a Buffer), not decoded as UTF-8.
    */
-  defineScript(name: string, lua: string, library?: LuaLibrary): (keys: readonly string[], args: readonly (string | number)[]) => Promise<unknown>;
+  defineScript(
+    name: string,
+    lua: string,
+    options?: { readonly library?: LuaLibrary; readonly binary?: boolean },
+  ): (keys: readonly string[], args: readonly (string | number)[]) => Promise<unknown>;
   /**
    * Which keys one command may touch together: keys of the same shard can. On a cluster, the
    * hash slot; on a single Redis, 0 for every key.

@@ -139,17 +139,20 @@ export function createRedisClient(url: string, options: RedisClientOptions): Red
       );
       await functions.load();
     },
-    defineScript(name, lua, library) {
+    defineScript(name, lua, options) {
       // No numberOfKeys: each call gives its own count first.
       redis.defineCommand(name, { lua });
       scripts.push(lua);
-      const command = (redis as unknown as Record<string, (...args: (string | number)[]) => Promise<unknown>>)[name] as (
-        ...args: (string | number)[]
-      ) => Promise<unknown>;
+      const library = options?.library;
+      // ioredis defines each command twice: `name`, and `nameBuffer`, whose strings stay bytes.
+      const command = (redis as unknown as Record<string, (...args: (string | number)[]) => Promise<unknown>>)[
+        options?.binary === true ? `${name}Buffer` : name
+      ] as (...args: (string | number)[]) => Promise<unknown>;
       const script = (keys: readonly string[], args: readonly (string | number)[]) =>
         within(command.call(redis, keys.length, ...keys, ...args)).catch(rethrowScriptError);
       if (library === undefined) return script;
-      return functions.define(library, (keys, args) => within(redis.fcall(library.fn, keys.length, ...keys, ...args)), script);
+      const call = options?.binary === true ? redis.callBuffer.bind(redis) : redis.call.bind(redis);
+      return functions.define(library, (keys, args) => within(call('FCALL', library.fn, keys.length, ...keys, ...args)), script);
     },
     shardOf: options.cluster === true ? (key) => calculateSlot(key) : () => 0,
     async close() {

@@ -1,7 +1,7 @@
 /**
  * The part of the rate-limit script (`redis-script.ts`) that reads what a call holds as a whole,
  * before any request is decided: the clock (Redis TIME, or the tests' ARGV 1), the deadline (a
- * call started after it returns `{now}` alone, having read and charged nothing), the month now
+ * call started after it returns `now` alone, having read and charged nothing), the month now
  * falls in (`monthStart`, `monthEnd`, and `monthEndOf`), the process that sent it (`holder`), the
  * policies (once a call, however many requests share one), and the deny-list, asked once
  * (SMISMEMBER) for every request of the call that checks its key's revocation. ARGV is as
@@ -43,7 +43,7 @@ local denyList = ARGV[3] == '1'
 -- Started after the gateway stopped waiting (Redis stalled, or it ran calls held by a pause):
 -- decide nothing, charge nothing.
 local deadline = tonumber(ARGV[5])
-if deadline ~= nil and now > deadline then return { now } end
+if deadline ~= nil and now > deadline then return packed({ now }) end
 
 -- The gateway process that sent the call: the holder of the leases it asks for and gives back.
 holder = ARGV[6]

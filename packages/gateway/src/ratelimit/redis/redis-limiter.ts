@@ -7,7 +7,7 @@ import { createLeaseTable } from './leases.js';
 import { isolateFaults, LateDecisionError, UnchargedError } from './call-faults.js';
 import { scriptCall, type ScriptCall, type ScriptRequest } from './redis-call.js';
 import { createClockOffset } from './redis-clock.js';
-import { decisionsOf } from './redis-reply.js';
+import { decisionsOf, valuesOf } from './redis-reply.js';
 import { HOLD_WHILE_OUT_MS, MAX_BATCH, WARM_READINGS, type RedisLimiterOptions } from './redis-limiter-options.js';
 import { RATE_LIMIT_LIBRARY, RATE_LIMIT_SCRIPT } from './redis-script.js';
 
@@ -35,7 +35,7 @@ interface Decided {
  */
 
 export function createRedisLimiter(redis: RedisClient, options: RedisLimiterOptions): Limiter {
-  const run = redis.defineScript('rateLimit', RATE_LIMIT_SCRIPT, RATE_LIMIT_LIBRARY);
+  const run = redis.defineScript('rateLimit', RATE_LIMIT_SCRIPT, { library: RATE_LIMIT_LIBRARY, binary: true });
   const names = redisKeyNames(options.prefix);
   const denyShard = redis.shardOf(names.revoked);
   const clock = () => (options.now === undefined ? '' : options.now());
@@ -82,9 +82,11 @@ export function createRedisLimiter(redis: RedisClient, options: RedisLimiterOpti
     } catch (error) {
       throw new UnchargedError(error);
     }
-    const reply = (await run(call.keys, call.args).catch((error: unknown) => {
-      throw error instanceof ScriptError ? new UnchargedError(error) : error;
-    })) as number[];
+    const reply = valuesOf(
+      (await run(call.keys, call.args).catch((error: unknown) => {
+        throw error instanceof ScriptError ? new UnchargedError(error) : error;
+      })) as Buffer,
+    );
     if (options.now === undefined) offset.observe((reply[0] as number) - Date.now(), (reply[0] as number) - sentWall);
     if (reply.length === 1) throw new LateDecisionError();
     const { decisions, grants, held } = decisionsOf(requests, reply, calendar);
@@ -191,7 +193,7 @@ export function createRedisLimiter(redis: RedisClient, options: RedisLimiterOpti
       // are on it. A cold process on a busy host reads its first reply late: three readings.
       for (let i = 0; i < WARM_READINGS; i++) {
         const sentWall = Date.now();
-        const reply = (await run([], [clock(), 0, '0', 0, '', recall.holder, 0])) as number[];
+        const reply = valuesOf((await run([], [clock(), 0, '0', 0, '', recall.holder, 0])) as Buffer);
         if (options.now === undefined) offset.observe((reply[0] as number) - Date.now(), (reply[0] as number) - sentWall);
       }
     },

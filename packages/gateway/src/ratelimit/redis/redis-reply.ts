@@ -17,6 +17,14 @@ const HELD = 5;
 const OWN: unique symbol = Symbol('own');
 const ONLY_OWN = [OWN] as const;
 
+/** The reply's values: little-endian doubles, one after another (`reply-lua.ts`). */
+export function valuesOf(reply: Buffer): number[] {
+  if (reply.length % 8 !== 0) throw new Error(`a rate-limit reply of ${reply.length} bytes is not a whole number of values`);
+  const values: number[] = new Array(reply.length / 8);
+  for (let i = 0; i < values.length; i++) values[i] = reply.readDoubleLE(i * 8);
+  return values;
+}
+
 /**
  * Each request's decision from the script's reply (after `now`, its first value), the lease
  * granted to each request that asked for one, and which refusals were only for units leased and
