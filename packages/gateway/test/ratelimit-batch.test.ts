@@ -119,6 +119,28 @@ describe('batched decisions on one Redis', { skip: redisSkipReason() }, () => {
     );
   });
 
+  test('a full call (128 requests, a reply of over 512 values, packed in parts): each decided as alone, in order', async () => {
+    const now = 1_800_000_000_000;
+    const windows = [
+      { name: 'minute', limit: 20, windowMs: 60_000, buckets: 60 },
+      { name: 'day', limit: 1000, windowMs: 86_400_000, buckets: 24 },
+    ] as const;
+    const policy: Policy = { name: 'full', windows: [...windows], ban: undefined };
+    const limiter = createRedisLimiter(clients[0] as RedisClient, { prefix: 'full', now: () => now, maxBatch: 128 });
+    const before = await scriptCalls(admin);
+    // 64 accounts, then 32 of them again, and one account 32 times: its last 12 refused.
+    const subjects = [...Array.from({ length: 96 }, (_, i) => `a${i % 64}`), ...Array<string>(32).fill('hot')];
+    const decisions = await Promise.all(subjects.map((subject) => limiter.check({ subject, keyId: subject, policy })));
+    assert.equal((await scriptCalls(admin)) - before, 1, 'one call');
+    assert.deepEqual(
+      decisions.map((d) => [d.allowed, d.windows[0]?.remaining, d.windows[1]?.remaining]),
+      subjects.map((subject, i) => {
+        const seen = subjects.slice(0, i + 1).filter((s) => s === subject).length;
+        return seen <= 20 ? [true, 20 - seen, 1000 - seen] : [false, 0, 1000 - 20];
+      }),
+    );
+  });
+
   test('a batch asks for revocations in the same call: a revoked key is refused and charges nothing', async () => {
     const limiter = createRedisLimiter(clients[0] as RedisClient, { prefix: 'rev' });
     await admin.sadd('rev:revoked', 'stolen');
