@@ -69,6 +69,16 @@ describe('the rate-limit code as Redis Functions', { skip: redisSkipReason() }, 
     assert.deepEqual([after.evalsha - before.evalsha, after.eval - before.eval], [0, 0]);
   });
 
+  test('limiters that share a client load their library once', async () => {
+    const made = await client();
+    createRedisLimiter(made, { prefix: 'once' });
+    createRedisLimiter(made, { prefix: 'once-more' });
+    const loads = async () => Number(/^cmdstat_function\|load:calls=(\d+)/m.exec(await admin.info('commandstats'))?.[1] ?? 0);
+    const before = await loads();
+    await made.warm();
+    assert.equal((await loads()) - before, 1);
+  });
+
   test('FUNCTION FLUSH mid-traffic: the library is loaded again, every request decided, exactly', async () => {
     const made = await client();
     createRedisLimiter(made, { prefix: 'flush' });

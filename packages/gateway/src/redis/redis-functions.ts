@@ -76,7 +76,8 @@ export function createFunctions(masters: () => Connection[], within: <T>(reply: 
     },
     /** What runs `library`: `fcall` while Redis has functions, `script` where it has not. */
     define(library: LuaLibrary, fcall: Run, script: Run): Run {
-      libraries.push(library);
+      // Once each: several limiters on one client define the same library.
+      if (!libraries.some((known) => known.name === library.name)) libraries.push(library);
       const fallBack = async (error: unknown, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> => {
         // A Lua error is a script's error, as for EVALSHA; an OOM or a lost connection fails the call.
         if (!replyError(error) || !(NOT_FOUND.test(error.message) || REFUSED.test(error.message))) return rethrowScriptError(error);
