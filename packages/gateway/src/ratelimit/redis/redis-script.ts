@@ -46,8 +46,9 @@ import { WINDOW_LUA } from './window-lua.js';
  *         and none is granted to a request with layers, in shadow or a peek), and the units of an
  *         earlier lease it gives back unused (0 for a lease all used: its record goes) with when
  *         it was charged (ms, Redis's clock; 0: none), taken back before it is decided (`lease-lua.ts`)
- * Returns, as little-endian doubles in one string (`reply-lua.ts`), {now, then per request: outcome (1 admitted, 0 refused, 2 banned, 3 revoked, 4 admitted
- *          where its plan in shadow would have refused, 5 refused only for units leased and not
+ * Returns, as little-endian doubles in one string (`reply-lua.ts`), {now, then per request:
+ *          outcome (1 admitted, 0 refused, 2 banned, 3 revoked, 4 admitted where its plan in
+ *          shadow would have refused, 5 refused only for units leased and not
  *          given back, no strike counted; for a peek, what the request would get),
  *          retryAt (-1: never, 0: none), the refusing window (its place among the request's
  *          windows, from 1; 0: none), then per window of every layer: total after this request
