@@ -82,11 +82,10 @@ export function createRedisLimiter(redis: RedisClient, options: RedisLimiterOpti
     } catch (error) {
       throw new UnchargedError(error);
     }
-    const reply = valuesOf(
-      (await run(call.keys, call.args).catch((error: unknown) => {
-        throw error instanceof ScriptError ? new UnchargedError(error) : error;
-      })) as Buffer,
-    );
+    const packed = await run(call.keys, call.args).catch((error: unknown) => {
+      throw error instanceof ScriptError ? new UnchargedError(error) : error;
+    });
+    const reply = valuesOf(packed as Buffer);
     if (options.now === undefined) offset.observe((reply[0] as number) - Date.now(), (reply[0] as number) - sentWall);
     if (reply.length === 1) throw new LateDecisionError();
     const { decisions, grants, held } = decisionsOf(requests, reply, calendar);
