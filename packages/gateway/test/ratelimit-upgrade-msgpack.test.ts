@@ -8,7 +8,7 @@ import { createCalendar } from '../src/ratelimit/calendar.js';
 import { createMemoryLimiter } from '../src/ratelimit/memory/index.js';
 import type { LimitRequest, Policy, RateDecision } from '../src/ratelimit/index.js';
 import { createRedisLimiter } from '../src/ratelimit/redis/index.js';
-import { scriptCall } from '../src/ratelimit/redis/redis-call.js';
+import { scriptCall, type ScriptCall } from '../src/ratelimit/redis/redis-call.js';
 import { decisionsOf } from '../src/ratelimit/redis/redis-reply.js';
 import { redisKeyNames, type RedisClient } from '../src/redis/index.js';
 
@@ -28,23 +28,24 @@ const MINUTE_ONLY: Policy = { ...POLICY, name: 'minute-only', windows: [POLICY.w
 const view = (d: RateDecision) => ({ allowed: d.allowed, banned: d.banned, retryAt: d.retryAt, now: d.now, windows: d.windows });
 
 /**
- * A call's ARGV with each request in its full form, as the release before sent every request:
- * the short form (a key index below 0: decided and charged at a cost, nothing else) written out.
+ * A call's ARGV as the release before sent it: the header and policies, then every request in its
+ * full form, field by field (this release packs them in one string, `packedRequests`), the short
+ * form (a key index below 0: decided and charged at a cost, nothing else) written out.
  */
-function fullForms(args: readonly (string | number)[]): (string | number)[] {
-  let at = 7 + Number(args[6]);
-  for (let p = 0; p < Number(args[3]); p++) at += 4 + 4 * Number(args[at + 3]);
-  const full = args.slice(0, at);
-  for (let i = 0; i < Number(args[1]); i++) {
-    const key = Number(args[at]);
+function fullForms(call: ScriptCall): (string | number)[] {
+  const full = call.args.slice(0, -1) as (string | number)[];
+  const fields = call.fields;
+  let at = 0;
+  for (let i = 0; i < Number(full[1]); i++) {
+    const key = Number(fields[at]);
     if (key < 0) {
-      const [, keyId, checks, policy, cost] = args.slice(at, at + 5);
+      const [, keyId, checks, policy, cost] = fields.slice(at, at + 5);
       full.push(-key, keyId as string, checks as string, policy as number, 0, '0', cost as number, '0', 0, 0, 0, 0);
       at += 5;
     } else {
-      const fields = 12 + 2 * Number(args[at + 8]);
-      full.push(...args.slice(at, at + fields));
-      at += fields;
+      const count = 12 + 2 * Number(fields[at + 8]);
+      full.push(...fields.slice(at, at + count));
+      at += count;
     }
   }
   return full;
@@ -59,7 +60,7 @@ function oldInstance(admin: Redis, prefix: string, now: () => number) {
   const calendar = createCalendar();
   return async (requests: readonly LimitRequest[]): Promise<RateDecision[]> => {
     const call = scriptCall(requests, { keyOf: redisKeyNames(prefix).limits, denyList: undefined, clock: now(), deadline: '', holder: '' }, calendar, now());
-    const args = fullForms(call.args).filter((_, i) => i !== 5);
+    const args = fullForms(call).filter((_, i) => i !== 5);
     const reply = (await admin.eval(OLD_MSGPACK_RATE_LIMIT_SCRIPT, call.keys.length, ...call.keys, ...args)) as number[];
     return decisionsOf(requests, reply, calendar).decisions;
   };

@@ -1,5 +1,8 @@
 import type { LuaLibrary } from './lua-library.js';
 
+/** An argument of a script call (ARGV): a Buffer is sent as its bytes. */
+export type ScriptArgument = string | number | Buffer;
+
 /** All the gateway needs from a Redis client; redis-client.ts, the one place ioredis is imported, implements it. */
 export interface RedisClient {
   sIsMember(key: string, member: string): Promise<boolean>;
@@ -59,7 +62,7 @@ export interface RedisClient {
     name: string,
     lua: string,
     options?: { readonly library?: LuaLibrary; readonly binary?: boolean },
-  ): (keys: readonly string[], args: readonly (string | number)[]) => Promise<unknown>;
+  ): (keys: readonly string[], args: readonly ScriptArgument[]) => Promise<unknown>;
   /**
    * Which keys one command may touch together: keys of the same shard can. On a cluster, the
    * hash slot; on a single Redis, 0 for every key.

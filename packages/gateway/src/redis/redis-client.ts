@@ -2,7 +2,7 @@ import calculateSlot from 'cluster-key-slot';
 import { Cluster, Redis } from 'ioredis';
 import { createCommandBudget } from './command-budget.js';
 import { createFunctions } from './redis-functions.js';
-import type { RedisClient } from './redis-client-api.js';
+import type { RedisClient, ScriptArgument } from './redis-client-api.js';
 import { rethrowScriptError } from './script-error.js';
 
 export interface RedisClientOptions {
@@ -145,10 +145,10 @@ export function createRedisClient(url: string, options: RedisClientOptions): Red
       scripts.push(lua);
       const library = options?.library;
       // ioredis defines each command twice: `name`, and `nameBuffer`, whose strings stay bytes.
-      const command = (redis as unknown as Record<string, (...args: (string | number)[]) => Promise<unknown>>)[
+      const command = (redis as unknown as Record<string, (...args: ScriptArgument[]) => Promise<unknown>>)[
         options?.binary === true ? `${name}Buffer` : name
-      ] as (...args: (string | number)[]) => Promise<unknown>;
-      const script = (keys: readonly string[], args: readonly (string | number)[]) =>
+      ] as (...args: ScriptArgument[]) => Promise<unknown>;
+      const script = (keys: readonly string[], args: readonly ScriptArgument[]) =>
         within(command.call(redis, keys.length, ...keys, ...args)).catch(rethrowScriptError);
       if (library === undefined) return script;
       const call = options?.binary === true ? redis.callBuffer.bind(redis) : redis.call.bind(redis);

@@ -1,4 +1,5 @@
 import type { LuaLibrary } from './lua-library.js';
+import type { ScriptArgument } from './redis-client-api.js';
 import { rethrowScriptError } from './script-error.js';
 
 /** A connection, as far as loading a library goes (an ioredis client). */
@@ -6,7 +7,7 @@ interface Connection {
   function(subcommand: 'LOAD', code: string): Promise<unknown>;
 }
 
-type Run = (keys: readonly string[], args: readonly (string | number)[]) => Promise<unknown>;
+type Run = (keys: readonly string[], args: readonly ScriptArgument[]) => Promise<unknown>;
 
 /** A reply of Redis's own (not a connection's failure), as ioredis gives it. */
 const replyError = (error: unknown): error is Error => error instanceof Error && error.name === 'ReplyError';
@@ -78,7 +79,7 @@ export function createFunctions(masters: () => Connection[], within: <T>(reply: 
     define(library: LuaLibrary, fcall: Run, script: Run): Run {
       // Once each: several limiters on one client define the same library.
       if (!libraries.some((known) => known.name === library.name)) libraries.push(library);
-      const fallBack = async (error: unknown, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> => {
+      const fallBack = async (error: unknown, keys: readonly string[], args: readonly ScriptArgument[]): Promise<unknown> => {
         // A Lua error is a script's error, as for EVALSHA; an OOM or a lost connection fails the call.
         if (!replyError(error) || !(NOT_FOUND.test(error.message) || REFUSED.test(error.message))) return rethrowScriptError(error);
         // Not found (loaded again), or a Redis that runs no functions for this client (the script).

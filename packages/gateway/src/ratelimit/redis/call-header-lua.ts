@@ -16,11 +16,13 @@
  * `call`, `tonumber`, `floor`, `byte` and `sub`.
  */
 export const CALL_HEADER_LUA = `
-local now, requests, repeated, holder, monthStart, monthEnd, policies, first, revoked
+local now, requests, holder, monthStart, monthEnd, policies, packedRequests, revoked
 local starts = {}
--- The numbers each request repeats (0 layers, no lease, cost 1, policy 1), read once a call:
--- tonumber costs about what reading a dozen fields does.
-local REPEATED = { __index = function(t, k) local v = tonumber(k) t[k] = v return v end }
+-- A request's fields, as struct formats (redis-call.ts): the first, in either form (its key's
+-- index, whether it checks the deny-list, its policy, its cost and its key id); the full form's
+-- next (strikes, mode, shadow, further layers), each further layer's (its key's index and
+-- policy), and its lease terms (units asked for, units given back, when they were charged).
+local PREFIX, TAIL, LAYER, LEASE = '<hBHdHc0', '<dBBB', '<hH', '<ddd'
 
 -- When a month that started at one of the call's month starts ends (a clock that stepped back
 -- may count in a later one).
@@ -38,7 +40,6 @@ else
   now = tonumber(t[1]) * 1000 + floor(tonumber(t[2]) / 1000)
 end
 requests = tonumber(ARGV[2])
-repeated = setmetatable({}, REPEATED)
 local denyList = ARGV[3] == '1'
 -- Started after the gateway stopped waiting (Redis stalled, or it ran calls held by a pause):
 -- decide nothing, charge nothing.
@@ -76,17 +77,19 @@ for i = 1, tonumber(ARGV[4]) do
   policies[i] = { wins = wins, n = n, strikes = tonumber(ARGV[a]), strikeMs = tonumber(ARGV[a + 1]), banMs = tonumber(ARGV[a + 2]), longest = longest }
   a = a + 4 + n * 4
 end
-first = a -- the first request's fields
+packedRequests = ARGV[a] -- every request, packed (redis-call.ts)
 
 -- The deny-list, once for the whole call.
 revoked = {}
 if denyList then
   local asked, at = {}, {}
-  local r = first
+  local p = 1
   for i = 1, requests do
-    if ARGV[r + 2] == '1' then asked[#asked + 1] = ARGV[r + 1] at[#asked] = i end
-    -- A request's short form (a key index below 0) has 5 fields; its full form 12 and its layers'.
-    if byte(ARGV[r]) == 45 then r = r + 5 else r = r + 12 + 2 * repeated[ARGV[r + 8]] end
+    local key, checks, _, _, keyId, q = sunpack(PREFIX, packedRequests, p)
+    if checks == 1 then asked[#asked + 1] = keyId at[#asked] = i end
+    -- The full form goes on: its strikes, mode, shadow, layers and lease terms.
+    if key >= 0 then q = q + 11 + 4 * byte(packedRequests, q + 10) + 24 end
+    p = q
   end
   if #asked > 0 then
     local found = call('SMISMEMBER', KEYS[1], unpack(asked))

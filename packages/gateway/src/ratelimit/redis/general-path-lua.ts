@@ -13,11 +13,14 @@ export const GENERAL_PATH_LUA = `
 -- month's units not accounted for.
 local leaseUnits, leaseEnds, peekUnaccounted = 0, 0, 0
 
--- One request on the general path, its fields as the call's loop read them (ARGV: redis-script.ts); r:
--- the offset of its fields, where its further layers are read.
+-- One request on the general path, its fields as the call's loop read them (redis-call.ts); r:
+-- where its further layers start in the call's packed requests.
 local function decide(index, r, key, keyId, policy, strikes, mode, cost, shadow, extra, want, back, backAt)
   local layers = { { key, policies[policy] } }
-  for l = 1, extra do layers[l + 1] = { tonumber(ARGV[r + 7 + 2 * l]), policies[tonumber(ARGV[r + 8 + 2 * l])] } end
+  for l = 1, extra do
+    local layerKey, layerPolicy = sunpack(LAYER, packedRequests, r + 4 * (l - 1))
+    layers[l + 1] = { layerKey, policies[layerPolicy] }
+  end
   local n = 0
   for l = 1, #layers do n = n + layers[l][2].n end
   if revoked[index] then return padded(3, n) end
@@ -42,8 +45,8 @@ local function decide(index, r, key, keyId, policy, strikes, mode, cost, shadow,
   local changed = #account.leases > 0 and forget(account)
   if backAt > 0 and takeBack(all, account, back, backAt) then changed = true end
   if changed then keep(layers[1].key, account, layers[1][2]) end
-  if mode == '2' then return padded(1, n) end
-  if mode == '1' then
+  if mode == 2 then return padded(1, n) end
+  if mode == 1 then
     for k = 1, #all do
       if all[k].own and all[k].win[6] then peekUnaccounted = unaccounted(account, all[k].w[2]) end
     end
@@ -63,8 +66,8 @@ local function decide(index, r, key, keyId, policy, strikes, mode, cost, shadow,
   if enforced ~= nil then
     -- The limit would admit it but for units leased and not given back: no strike, and the gateway
     -- asks for them and decides it again.
-    if others == nil and mode == '0' and heldRefusal(all, account, cost) then return answer(all, 5, now, own[2]) end
-    if mode == '1' or own == nil or shadow or keyId == '' or policy.strikes == 0 then
+    if others == nil and mode == 0 and heldRefusal(all, account, cost) then return answer(all, 5, now, own[2]) end
+    if mode == 1 or own == nil or shadow or keyId == '' or policy.strikes == 0 then
       return answer(all, 0, enforced[1], enforced[2])
     end
     if ban == nil then
@@ -89,7 +92,7 @@ local function decide(index, r, key, keyId, policy, strikes, mode, cost, shadow,
     if own ~= nil then binding = own[2] end
   end
   -- A peek stops here: what the request would get, and nothing charged, counted or kept.
-  if mode == '1' then return answer(all, outcome, 0, binding) end
+  if mode == 1 then return answer(all, outcome, 0, binding) end
   for k = 1, #all do
     local e = all[k]
     if not e.own then

@@ -28,7 +28,10 @@ export interface Grant {
 /** What a script call sends: its keys and its ARGV, as `redis-script.ts` describes them. */
 export interface ScriptCall {
   readonly keys: string[];
-  readonly args: (string | number)[];
+  /** The header and policies, then the requests packed in one string (`packedRequests`). */
+  readonly args: (string | number | Buffer)[];
+  /** The requests' fields before they are packed, in the order and forms `packedRequests` reads. */
+  readonly fields: readonly (string | number)[];
 }
 
 /**
@@ -118,5 +121,65 @@ export function scriptCall(
     starts.length,
     ...starts,
   ];
-  return { keys, args: [...args, ...policyArgs, ...requestArgs] };
+  return { keys, args: [...args, ...policyArgs, packedRequests(requestArgs, requests.length)], fields: requestArgs };
+}
+
+/*
+ * A request's bytes (little-endian, as `struct` formats in the script read them). Both forms start
+ * alike ('<hBHdHc0'): the index in KEYS of its account's key (int16; below 0 for the short form),
+ * 1 to refuse it when the deny-list holds it (uint8), its policy's number (uint16), its cost
+ * (double), its key id (uint16 length, then its UTF-8 bytes). The full form goes on ('<dBBB'):
+ * its strikes (double), mode (uint8), shadow (uint8), its number of further layers (uint8), then
+ * per layer its key's index and its policy ('<hH'), then its lease terms ('<ddd'): units asked
+ * for, units given back and when they were charged. Out of range (a key index over 32,767, say),
+ * Buffer's writes throw: the call is not sent.
+ */
+const PREFIX_BYTES = 15;
+const TAIL_BYTES = 11;
+const LEASE_BYTES = 24;
+
+/** `count` requests' fields (short and full forms, as `scriptCall` lists them) in one string. */
+export function packedRequests(fields: readonly (string | number)[], count: number): Buffer {
+  // At most 3 bytes of UTF-8 for each UTF-16 unit of a key id.
+  let most = 0;
+  for (let i = 0, at = 0; i < count; i++) {
+    const key = fields[at] as number;
+    most += PREFIX_BYTES + 3 * (fields[at + 1] as string).length;
+    if (key < 0) {
+      at += 5;
+    } else {
+      const extra = fields[at + 8] as number;
+      most += TAIL_BYTES + 4 * extra + LEASE_BYTES;
+      at += 12 + 2 * extra;
+    }
+  }
+  const out = Buffer.allocUnsafe(most);
+  let p = 0;
+  for (let i = 0, at = 0; i < count; i++) {
+    const key = fields[at] as number;
+    const short = key < 0;
+    p = out.writeInt16LE(key, p);
+    p = out.writeUInt8(fields[at + 2] === '1' ? 1 : 0, p);
+    p = out.writeUInt16LE(fields[at + 3] as number, p);
+    p = out.writeDoubleLE(Number(fields[at + (short ? 4 : 6)]), p);
+    const length = out.write(fields[at + 1] as string, p + 2, 'utf8');
+    p = out.writeUInt16LE(length, p) + length;
+    if (short) {
+      at += 5;
+      continue;
+    }
+    const extra = fields[at + 8] as number;
+    p = out.writeDoubleLE(Number(fields[at + 4]), p);
+    p = out.writeUInt8(Number(fields[at + 5]), p);
+    p = out.writeUInt8(fields[at + 7] === '1' ? 1 : 0, p);
+    p = out.writeUInt8(extra, p);
+    for (let l = 0; l < extra; l++) {
+      p = out.writeInt16LE(fields[at + 9 + 2 * l] as number, p);
+      p = out.writeUInt16LE(fields[at + 10 + 2 * l] as number, p);
+    }
+    const lf = at + 9 + 2 * extra;
+    for (let k = 0; k < 3; k++) p = out.writeDoubleLE(Number(fields[lf + k]), p);
+    at += 12 + 2 * extra;
+  }
+  return out.subarray(0, p);
 }

@@ -30,22 +30,23 @@ import { WINDOW_LUA } from './window-lua.js';
  *       then per policy (4 + 4 × windows fields): strikes before a ban (0: no bans), strike window
  *         ms, ban ms, the number of windows, then per window: letter (m, d, M), limit, window ms,
  *         buckets (a month: 0 and 0)
- *       then per request, in one of two forms. Its short form, for a request that asks only to be
- *         decided and charged (no peek, no shadow, no layer, no lease, no strike pending: most of
- *         them), is 5 fields: minus the index in KEYS of its account's key, its key id, '1' to
- *         refuse it when the deny-list holds it, its policy's number and its cost. Its full form
- *         (12 + 2 × layers fields): the index in KEYS of its account's key (0: no
- *         limit, a revocation check alone), the key id (`jti`) whose revocation, bans and strikes
- *         apply ('' for none), '1' to refuse it when the deny-list holds it, its policy's number
- *         (from 1), strikes collected locally since the last call (refusals answered from the deny
- *         cache), its mode: '0' decide, '1' peek (decide as for any request, then charge nothing,
- *         count no strike and keep nothing: GET /v1/usage), '2' give a lease back and decide
- *         nothing; its cost (the units it spends of every window), '1' when its plan is in shadow
- *         (computed, never enforced), the number of further layers, then per layer the index in
- *         KEYS of its key and its policy's number; then the lease it asks for (units; 0: none,
- *         and none is granted to a request with layers, in shadow or a peek), and the units of an
- *         earlier lease it gives back unused (0 for a lease all used: its record goes) with when
- *         it was charged (ms, Redis's clock; 0: none), taken back before it is decided (`lease-lua.ts`)
+ *       then one string: every request, packed, in one of two forms (`redis-call.ts` gives their
+ *         bytes). Its short form, for a request that asks only to be decided and charged (no peek,
+ *         no shadow, no layer, no lease, no strike pending: most of them), is 5 fields: minus the
+ *         index in KEYS of its account's key, 1 to refuse it when the deny-list holds it, its
+ *         policy's number, its cost and its key id. Its full form starts alike with the index in
+ *         KEYS of its account's key (0: no limit, a revocation check alone), and goes on: strikes
+ *         collected locally since the last call (refusals answered from the deny cache), its
+ *         mode: 0 decide, 1 peek (decide as for any request, then charge nothing, count no strike
+ *         and keep nothing: GET /v1/usage), 2 give a lease back and decide nothing; 1 when its
+ *         plan is in shadow (computed, never enforced), the number of further layers, then per
+ *         layer the index in KEYS of its key and its policy's number; then the lease it asks for
+ *         (units; 0: none, and none is granted to a request with layers, in shadow or a peek), and
+ *         the units of an earlier lease it gives back unused (0 for a lease all used: its record
+ *         goes) with when it was charged (ms, Redis's clock; 0: none), taken back before it is
+ *         decided (`lease-lua.ts`). The key id (`jti`) is the one whose revocation, bans and
+ *         strikes apply ('' for none); a policy's number counts from 1. One string, not a field
+ *         each: each argument costs Redis and the client its own work, 5 or more a request.
  * Returns, as little-endian doubles in one string (`reply-lua.ts`), {now, then per request:
  *          outcome (1 admitted, 0 refused, 2 banned, 3 revoked, 4 admitted where its plan in
  *          shadow would have refused, 5 refused only for units leased and not
@@ -88,30 +89,27 @@ ${CALL_START_LUA}
   -- The call's own tables (account-state-lua.ts, common-path-lua.ts, reply-lua.ts).
   states, touched, raws, written, writtenKeys, out = {}, {}, {}, {}, {}, { now }
 
-  local r = first
+  local p = 1
   for i = 1, requests do
     leaseUnits, leaseEnds, peekUnaccounted = 0, 0, 0
-    local key, keyId, policy, cost = tonumber(ARGV[r]), ARGV[r + 1], repeated[ARGV[r + 3]], nil
-    local strikes, mode, shadow, extra, want, back, backAt, plain = 0, '0', false, 0, 0, 0, 0, true
-    local fields = 5
-    if key < 0 then
+    local key, _, policy, cost, keyId, q = sunpack(PREFIX, packedRequests, p)
+    local strikes, mode, shadow, extra, want, back, backAt, r, plain = 0, 0, false, 0, 0, 0, 0, q, key < 0
+    if plain then
       -- The short form: decided and charged at its cost, nothing else.
-      key, cost = -key, repeated[ARGV[r + 4]]
+      key, p = -key, q
     else
-      strikes, mode, cost, shadow, extra = tonumber(ARGV[r + 4]), ARGV[r + 5], tonumber(ARGV[r + 6]), ARGV[r + 7] == '1', repeated[ARGV[r + 8]]
-      local lf = r + 9 + 2 * extra
-      want, back, backAt = repeated[ARGV[lf]], tonumber(ARGV[lf + 1]), tonumber(ARGV[lf + 2])
-      plain = strikes == 0 and mode == '0' and not shadow and extra == 0 and want == 0 and back == 0
-      fields = 12 + 2 * extra
+      strikes, mode, shadow, extra, r = sunpack(TAIL, packedRequests, q)
+      want, back, backAt, p = sunpack(LEASE, packedRequests, r + 4 * extra)
+      shadow = shadow == 1
+      plain = strikes == 0 and mode == 0 and not shadow and extra == 0 and want == 0 and back == 0
     end
     -- The common request without a table (common-path-lua.ts); any other, or one it would refuse, here.
     if not (plain and common(i, key, policy, cost)) then decide(i, r, key, keyId, policy, strikes, mode, cost, shadow, extra, want, back, backAt) end
-    if mode == '1' then out[#out + 1] = peekUnaccounted end
+    if mode == 1 then out[#out + 1] = peekUnaccounted end
     if want > 0 then
       out[#out + 1] = leaseUnits
       out[#out + 1] = leaseEnds
     end
-    r = r + fields
   end
   saveTouched()
   saveWritten()
