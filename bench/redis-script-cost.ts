@@ -1,20 +1,22 @@
 // `npm run bench:script [-- --accounts n] [--batch n] [--requests n] [--rate n] [--repeats n]
-// [--instructions]`: what the rate-limit script costs Redis per request when every request goes
-// to Redis (issue 40, point 2). Its own redis-server; the real limiter (`createRedisLimiter`, no
-// leases) decides `--requests` requests of `--accounts` accounts picked uniformly at random,
-// `--batch` at a time (one script call each), on the shipped `business` plan (1,000 a minute,
-// 100,000 a day, bans on), with a key id and its revocation checked, as the gateway sends them:
-// every request admitted, the common path. The clock is simulated: `--rate` requests a second over
-// all accounts (6,000 by default, about what one gateway core serves, so 3 a second an account
-// and most of a minute's buckets count some), after a warm-up of a simulated minute in which every
-// account sends one request a second (in calls of 128): accounts are measured as a steady load
-// leaves them, each window's buckets filled, not freshly made. Figures: Redis CPU per request two
-// ways, the script's (µs: the usec of `INFO commandstats`' FCALL, EVALSHA and EVAL over the requests
-// decided) and the process's (/proc), requests per script call, and the memory of an account's key
-// (`MEMORY USAGE`, averaged over 200 of them). `--repeats`: the measurement again, each on its own
-// counters; the median is reported. `--instructions`: redis-server under callgrind (valgrind), and
-// the instructions it ran per request, which a busy machine does not change (200 accounts and
-// 1,300 requests by default).
+// [--instructions [--keep-profile]]`: what the rate-limit script costs Redis per request when every
+// request goes to Redis (issue 40, point 2). Its own redis-server; the real limiter
+// (`createRedisLimiter`, no leases) decides `--requests` requests of `--accounts` accounts picked
+// uniformly at random, `--batch` at a time (one script call each), on the shipped `business` plan
+// (1,000 a minute, 100,000 a day, bans on), with a key id and its revocation checked, as the
+// gateway sends them: every request admitted, the common path. The clock is simulated: `--rate`
+// requests a second over all accounts (6,000 by default, about what one gateway core serves, so 3 a
+// second an account and most of a minute's buckets count some), after a warm-up of a simulated
+// minute in which every account sends one request a second (in calls of 128): accounts are measured
+// as a steady load leaves them, each window's buckets filled, not freshly made. Figures: Redis CPU
+// per request two ways, the script's (µs: the usec of `INFO commandstats`' FCALL, EVALSHA and EVAL
+// over the requests decided) and the process's (/proc), requests per script call, and the memory of
+// an account's key (`MEMORY USAGE`, averaged over 200 of them). `--repeats`: the measurement again,
+// each on its own counters; the median is reported. `--instructions`: redis-server under callgrind
+// (valgrind), and the instructions it ran per request, which a busy machine does not change (200
+// accounts and 1,300 requests by default); with `--keep-profile`, callgrind's profile of the last
+// run is left for `callgrind_annotate` (Redis's functions by name need a redis-server with symbols
+// first on PATH).
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { createRedisClient, createRedisLimiter, minuteAndDay, type LimitRequest } from '@animal-store/gateway';
@@ -30,6 +32,7 @@ const { values } = parseArgs({
     rate: { type: 'string' },
     repeats: { type: 'string' },
     instructions: { type: 'boolean' },
+    'keep-profile': { type: 'boolean' },
   },
 });
 // Under callgrind, Redis runs about 50 times slower: fewer accounts and requests by default.
@@ -86,8 +89,18 @@ function seeded(seed: number): () => number {
 
 const requestOf = (i: number): LimitRequest => ({ subject: `acct-${i}`, keyId: `key-${i}`, policy, checkRevoked: true });
 
-const grind = counting ? await startCallgrindRedis() : undefined;
-const redis = grind === undefined ? await startRedis() : { url: grind.url, pid: undefined, close: async () => grind.close() };
+const grind = counting ? await startCallgrindRedis({ keep: values['keep-profile'] === true }) : undefined;
+const redis =
+  grind === undefined
+    ? await startRedis()
+    : {
+        url: grind.url,
+        pid: undefined,
+        close: async () => {
+          const kept = grind.close();
+          if (kept !== undefined) log(`callgrind's profile of the last run: ${kept} (callgrind_annotate --threshold=100 ${kept})`);
+        },
+      };
 const admin = new Redis(redis.url);
 const client = createRedisClient(redis.url, { commandTimeoutMs: 60_000 });
 try {

@@ -15,7 +15,8 @@ export interface CallgrindRedis {
   zero(): void;
   /** The instructions redis-server ran since `zero()`. */
   instructions(): number;
-  close(): void;
+  /** Stops it; with `keep`, leaves the profile of the last stretch and returns its path. */
+  close(): string | undefined;
 }
 
 /** Why instructions cannot be counted here, or false when they can. */
@@ -26,7 +27,12 @@ export function callgrindSkipReason(): string | false {
   return false;
 }
 
-export async function startCallgrindRedis(): Promise<CallgrindRedis> {
+/**
+ * `keep`: close() leaves the last dump (what `instructions()` read), for `callgrind_annotate`:
+ * Redis's own functions by their instructions, where its binary has symbols (Debian's is stripped:
+ * a redis-server built from source, first on PATH).
+ */
+export async function startCallgrindRedis(options: { readonly keep?: boolean } = {}): Promise<CallgrindRedis> {
   const dir = mkdtempSync(join(tmpdir(), 'callgrind-redis-'));
   const port = await freePort();
   // --hz 1: serverCron's background work, counted in any stretch, stays small.
@@ -51,7 +57,10 @@ export async function startCallgrindRedis(): Promise<CallgrindRedis> {
     },
     close() {
       child.kill('SIGKILL');
+      const last = dumps().sort().pop();
+      if (options.keep === true && last !== undefined) return join(dir, last);
       rmSync(dir, { recursive: true, force: true });
+      return undefined;
     },
   };
 }

@@ -154,6 +154,17 @@ describe('batched decisions on one Redis', { skip: redisSkipReason() }, () => {
     assert.deepEqual([good?.allowed, stolen?.revoked, stolen?.allowed, again?.allowed], [true, true, false, true]);
     assert.equal(again?.windows[0]?.remaining, 5, 'the revoked request was not charged');
   });
+
+  test('key ids go to Redis as their UTF-8 bytes: a revoked id in any script is found, ids a byte apart are not', async () => {
+    const limiter = createRedisLimiter(clients[0] as RedisClient, { prefix: 'utf8' });
+    await admin.sadd('utf8:revoked', 'clé-✓-🔑', '');
+    const ids = ['clé-✓-🔑', 'cle-✓-🔑', 'clé-✓-🔒', 'clé', 'x'.repeat(300)];
+    const decided = await Promise.all(ids.map((keyId, i) => limiter.check({ subject: `u${i}`, keyId, policy: POLICY, checkRevoked: true })));
+    assert.deepEqual(
+      decided.map((d) => d?.revoked === true),
+      [true, false, false, false, false],
+    );
+  });
 });
 
 describe('a batch in flight when Redis dies, under each failure policy', { skip: redisSkipReason() }, () => {

@@ -11,7 +11,7 @@ import { RATE_LIMIT_SCRIPT } from '../src/ratelimit/redis/redis-script.js';
 import { redisKeyNames } from '../src/redis/index.js';
 
 /** The script with its common path switched off: every request on the general path (`decide`). */
-const DECIDE = 'decide(i, r, key, keyId, policy, strikes, mode, cost, shadow, extra, want, back, backAt)';
+const DECIDE = 'decide(i, at, key, policy, strikes, mode, cost, shadow, extra, want, back, backAt)';
 const CALL_COMMON = `if not (plain and common(i, key, policy, cost)) then ${DECIDE} end`;
 const GENERAL_ONLY = RATE_LIMIT_SCRIPT.replace(CALL_COMMON, DECIDE);
 /** The script as it is, counting the requests its common path decided. */

@@ -22,7 +22,7 @@
  * An account the common path read or wrote earlier in the call is taken from it (`raws`), and one
  * it wrote is then written back by this part alone (`written`).
  * It expects the script's locals `now`, `call`, `pcall`, `encode`, `decode`, `type`, `sub`, `ceil`
- * and `encodeAccount`, and defines `raws`, `written`, `load(key, policy)`, `keep(key, state, policy)`
+ * and `encodeAccount`, and defines `raws`, `written`, `prefetch(from)` (every key of the call, read at its start), `load(key, policy)`, `keep(key, state, policy)`
  * (write it back, living as long as the policy needs) and `saveTouched()` (write back what was
  * kept, once each).
  */
@@ -36,6 +36,20 @@ local states, touched
 -- The common path's accounts (common-path-lua.ts): key -> its bytes as read (false: no key) or
 -- as last written in this call; key -> how long it must live from now, for those it wrote.
 local raws, written
+
+-- Reads every key of the call from KEYS[from] on in one MGET (512 at a time): a command costs
+-- Redis's Lua bridge several times what its read does. Strings alone are kept; a key missing, or
+-- of another type (a hash of the release before), is read again where it is met.
+local function prefetch(from)
+  for i = from, #KEYS, 512 do
+    local j = i + 511
+    if j > #KEYS then j = #KEYS end
+    local found = call('MGET', unpack(KEYS, i, j))
+    for k = 1, #found do
+      if found[k] then raws[KEYS[i + k - 1]] = found[k] end
+    end
+  end
+end
 
 -- Marks the account to be written back: its TTL outlives every bucket it may count (a window
 -- and a bucket of the longest window of the policies met), and its bans and strikes.

@@ -19,10 +19,11 @@ export const CALL_HEADER_LUA = `
 local now, requests, holder, monthStart, monthEnd, policies, packedRequests, revoked
 local starts = {}
 -- A request's fields, as struct formats (redis-call.ts): the first, in either form (its key's
--- index, whether it checks the deny-list, its policy, its cost and its key id); the full form's
--- next (strikes, mode, shadow, further layers), each further layer's (its key's index and
+-- index, whether it checks the deny-list, its policy, its cost and its key id's length, the id's
+-- bytes after them; WITH_ID reads the id too, as a string: only where it is needed); the full
+-- form's next (strikes, mode, shadow, further layers), each further layer's (its key's index and
 -- policy), and its lease terms (units asked for, units given back, when they were charged).
-local PREFIX, TAIL, LAYER, LEASE = '<hBHdHc0', '<dBBB', '<hH', '<ddd'
+local PREFIX, WITH_ID, TAIL, LAYER, LEASE = '<hBHdH', '<hBHdHc0', '<dBBB', '<hH', '<ddd'
 
 -- When a month that started at one of the call's month starts ends (a clock that stepped back
 -- may count in a later one).
@@ -85,7 +86,7 @@ if denyList then
   local asked, at = {}, {}
   local p = 1
   for i = 1, requests do
-    local key, checks, _, _, keyId, q = sunpack(PREFIX, packedRequests, p)
+    local key, checks, _, _, keyId, q = sunpack(WITH_ID, packedRequests, p)
     if checks == 1 then asked[#asked + 1] = keyId at[#asked] = i end
     -- The full form goes on: its strikes, mode, shadow, layers and lease terms.
     if key >= 0 then q = q + 11 + 4 * byte(packedRequests, q + 10) + 24 end

@@ -5,17 +5,21 @@
  * Its fields are as the call's loop reads them (ARGV, see `redis-script.ts`). It expects the
  * script's locals and the other parts' functions, and defines `leaseUnits`, `leaseEnds`,
  * `peekUnaccounted` (what the request being decided was granted, or for a peek the month's units
- * not accounted for) and `decide(index, r, key, keyId, policy, strikes, mode, cost, shadow, extra,
- * want, back, backAt)`, which appends its answer to `out`.
+ * not accounted for) and `decide(index, at, key, policy, strikes, mode, cost, shadow, extra, want,
+ * back, backAt)`, which appends its answer to `out`.
  */
 export const GENERAL_PATH_LUA = `
 -- The lease granted to the request being decided: its units and when it ends; for a peek, the
 -- month's units not accounted for.
 local leaseUnits, leaseEnds, peekUnaccounted = 0, 0, 0
 
--- One request on the general path, its fields as the call's loop read them (redis-call.ts); r:
--- where its further layers start in the call's packed requests.
-local function decide(index, r, key, keyId, policy, strikes, mode, cost, shadow, extra, want, back, backAt)
+-- One request on the general path, its fields as the call's loop read them (redis-call.ts); at:
+-- where its bytes start in the call's packed requests, from which its key id and further layers
+-- are read here (the common path needs neither).
+local function decide(index, at, key, policy, strikes, mode, cost, shadow, extra, want, back, backAt)
+  -- Its layers follow the full form's strikes, mode, shadow and their count (11 bytes).
+  local _, _, _, _, keyId, r = sunpack(WITH_ID, packedRequests, at)
+  r = r + 11
   local layers = { { key, policies[policy] } }
   for l = 1, extra do
     local layerKey, layerPolicy = sunpack(LAYER, packedRequests, r + 4 * (l - 1))

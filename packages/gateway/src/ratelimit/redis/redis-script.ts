@@ -88,23 +88,26 @@ local function run(keys, args)
 ${CALL_START_LUA}
   -- The call's own tables (account-state-lua.ts, common-path-lua.ts, reply-lua.ts).
   states, touched, raws, written, writtenKeys, out = {}, {}, {}, {}, {}, { now }
+  -- Every account and layer of the call, read at once (the deny-list, a set, apart).
+  prefetch(denyList and 2 or 1)
 
   local p = 1
   for i = 1, requests do
     leaseUnits, leaseEnds, peekUnaccounted = 0, 0, 0
-    local key, _, policy, cost, keyId, q = sunpack(PREFIX, packedRequests, p)
-    local strikes, mode, shadow, extra, want, back, backAt, r, plain = 0, 0, false, 0, 0, 0, 0, q, key < 0
+    local key, _, policy, cost, idLength, q = sunpack(PREFIX, packedRequests, p)
+    local at, strikes, mode, shadow, extra, want, back, backAt, plain = p, 0, 0, false, 0, 0, 0, 0, key < 0
+    q = q + idLength
     if plain then
       -- The short form: decided and charged at its cost, nothing else.
       key, p = -key, q
     else
-      strikes, mode, shadow, extra, r = sunpack(TAIL, packedRequests, q)
-      want, back, backAt, p = sunpack(LEASE, packedRequests, r + 4 * extra)
+      strikes, mode, shadow, extra, q = sunpack(TAIL, packedRequests, q)
+      want, back, backAt, p = sunpack(LEASE, packedRequests, q + 4 * extra)
       shadow = shadow == 1
       plain = strikes == 0 and mode == 0 and not shadow and extra == 0 and want == 0 and back == 0
     end
     -- The common request without a table (common-path-lua.ts); any other, or one it would refuse, here.
-    if not (plain and common(i, key, policy, cost)) then decide(i, r, key, keyId, policy, strikes, mode, cost, shadow, extra, want, back, backAt) end
+    if not (plain and common(i, key, policy, cost)) then decide(i, at, key, policy, strikes, mode, cost, shadow, extra, want, back, backAt) end
     if mode == 1 then out[#out + 1] = peekUnaccounted end
     if want > 0 then
       out[#out + 1] = leaseUnits
