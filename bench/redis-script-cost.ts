@@ -1,6 +1,6 @@
 // `npm run bench:script [-- --accounts n] [--batch n] [--requests n] [--rate n] [--repeats n]
-// [--instructions [--keep-profile]]`: what the rate-limit script costs Redis per request when every
-// request goes to Redis (issue 40, point 2). Its own redis-server; the real limiter
+// [--instructions [--keep-profile]] [--cold]`: what the rate-limit script costs Redis per request
+// when every request goes to Redis (issue 40, point 2). Its own redis-server; the real limiter
 // (`createRedisLimiter`, no leases) decides `--requests` requests of `--accounts` accounts picked
 // uniformly at random, `--batch` at a time (one script call each), on the shipped `business` plan
 // (1,000 a minute, 100,000 a day, bans on), with a key id and its revocation checked, as the
@@ -16,7 +16,8 @@
 // (valgrind), and the instructions it ran per request, which a busy machine does not change (200
 // accounts and 1,300 requests by default); with `--keep-profile`, callgrind's profile of the last
 // run is left for `callgrind_annotate` (Redis's functions by name need a redis-server with symbols
-// first on PATH).
+// first on PATH). `--cold`: no warm-up, and every request an account's first (what a new account
+// costs, as the long tail of a Zipf spread meets them).
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { createRedisClient, createRedisLimiter, minuteAndDay, type LimitRequest } from '@animal-store/gateway';
@@ -33,10 +34,12 @@ const { values } = parseArgs({
     repeats: { type: 'string' },
     instructions: { type: 'boolean' },
     'keep-profile': { type: 'boolean' },
+    cold: { type: 'boolean' },
   },
 });
 // Under callgrind, Redis runs about 50 times slower: fewer accounts and requests by default.
 const counting = values.instructions === true;
+const cold = values.cold === true;
 if (counting && callgrindSkipReason() !== false) throw new Error(callgrindSkipReason() as string);
 const rate = Number(values.rate ?? 6000);
 const accounts = Number(values.accounts ?? (counting ? 200 : 2000));
@@ -118,14 +121,16 @@ try {
   }
   let now = 1_800_000_000_000;
   const limiter = createRedisLimiter(client, { prefix: PREFIX, now: () => Math.floor(now) });
-  // A simulated minute, each account one request a second, in calls of 128 (a fast warm-up).
+  // A simulated minute, each account one request a second, in calls of 128 (a fast warm-up); none
+  // with --cold, whose every request is an account's first.
   const warming = createRedisLimiter(client, { prefix: PREFIX, now: () => Math.floor(now), maxBatch: 128 });
-  for (let second = 0; second < 60; second++, now += 1000) {
+  for (let second = 0; second < (cold ? 0 : 60); second++, now += 1000) {
     for (let i = 0; i < accounts; i += 128) {
       await Promise.all(Array.from({ length: Math.min(128, accounts - i) }, (_, j) => warming.check(requestOf(i + j))));
     }
   }
   const next = seeded(40);
+  let fresh = accounts;
   const runs: { usPerRequest: number; cpuPerRequest: number; clientPerRequest: number; perCall: number; refused: number }[] = [];
   for (let repeat = 0; repeat < repeats; repeat++) {
     await admin.config('RESETSTAT');
@@ -135,7 +140,7 @@ try {
     let refused = 0;
     for (let done = 0; done < requests; done += batch) {
       const size = Math.min(batch, requests - done);
-      const decided = await Promise.all(Array.from({ length: size }, () => limiter.check(requestOf(Math.floor(next() * accounts)))));
+      const decided = await Promise.all(Array.from({ length: size }, () => limiter.check(requestOf(cold ? fresh++ : Math.floor(next() * accounts)))));
       refused += decided.filter((d) => !d.allowed).length;
       now += (size * 1000) / rate;
     }

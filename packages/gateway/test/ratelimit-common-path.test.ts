@@ -118,4 +118,29 @@ describe('the common path decides and writes exactly what the general path does'
     // The walks went both ways often, and met counts of every width.
     assert.ok(hits > met.requests / 4 && hits < met.requests * 0.9 && met.widest >= 65_536, JSON.stringify({ hits, ...met }));
   });
+
+  test("an account's first request, and a window its plan gained, are decided on the common path, as the general path would", async () => {
+    const calendar = createCalendar();
+    const now = 1_800_000_123_456;
+    const run = async (script: string, prefix: string, batch: readonly LimitRequest[]) => {
+      const call = scriptCall(batch, { keyOf: redisKeyNames(prefix).limits, denyList: undefined, clock: now, deadline: '', holder: 'test' }, calendar, now);
+      return decisionsOf(batch, valuesOf((await admin.callBuffer('EVAL', script, call.keys.length, ...call.keys, ...call.args)) as Buffer), calendar);
+    };
+    // New accounts (sliding windows, and a month), then one of them under a plan with a window it has none of.
+    const batches: LimitRequest[][] = [
+      [
+        { subject: 'n1', keyId: 'k1', policy: WIDE, cost: 3 },
+        { subject: 'n2', keyId: undefined, policy: MONTHLY },
+        { subject: 'n3', keyId: 'k3', policy: MINUTE_ONLY, cost: 70_000 },
+      ],
+      [{ subject: 'n3', keyId: 'k3', policy: WIDE, cost: 2 }],
+    ];
+    for (const [i, batch] of batches.entries()) {
+      await admin.del('common-path-hits');
+      const general = await run(GENERAL_ONLY, 'first-g', batch);
+      assert.deepEqual(await run(COUNTING, 'first-c', batch), general, `batch ${i + 1}`);
+      assert.equal(Number(await admin.get('common-path-hits')), batch.length, `batch ${i + 1}: every request on the common path`);
+      for (const subject of ['n1', 'n2', 'n3']) assert.deepEqual(await stateOf('first-c', subject), await stateOf('first-g', subject), `${subject}'s state`);
+    }
+  });
 });

@@ -2,9 +2,9 @@
  * The part of the rate-limit script (`redis-script.ts`) that reads and writes accounts on the
  * general path (the common one, `common-path-lua.ts`, works on the bytes). An account's key is
  * one string: its whole state, MessagePack-encoded (`cmsgpack`, built into Redis's Lua, reads it;
- * `account-layout-lua.ts` writes it), read with one GET the first time the call meets the account
- * and written back with one SET at the end of the call when a request changed it. The state is an
- * array of:
+ * `account-layout-lua.ts` writes it), read at the start of the call with all of the call's keys
+ * (one MGET; a GET where that found no string) and written back with one SET at the end of the
+ * call when a request changed it. The state is an array of:
  *   its windows, flat: per window its letter (m, d), its last bucket, the requests it counts, and
  *     the array of its buckets' counts from the first to the last (empty when it counts none: the
  *     last bucket is kept, so a clock that steps back stays in it);
@@ -22,9 +22,9 @@
  * An account the common path read or wrote earlier in the call is taken from it (`raws`), and one
  * it wrote is then written back by this part alone (`written`).
  * It expects the script's locals `now`, `call`, `pcall`, `encode`, `decode`, `type`, `sub`, `ceil`
- * and `encodeAccount`, and defines `raws`, `written`, `prefetch(from)` (every key of the call, read at its start), `load(key, policy)`, `keep(key, state, policy)`
- * (write it back, living as long as the policy needs) and `saveTouched()` (write back what was
- * kept, once each).
+ * and `encodeAccount`, and defines `raws`, `written`, `prefetch(from)` (every key of the call,
+ * read at its start), `load(key, policy)`, `keep(key, state, policy)` (write it back, living as
+ * long as the policy needs) and `saveTouched()` (write back what was kept, once each).
  */
 export const ACCOUNT_STATE_LUA = `
 -- Accounts met in this call: key -> {w = {letter -> window}, bans = {jti -> {until, strikes, strikesEnd}},
@@ -37,17 +37,13 @@ local states, touched
 -- as last written in this call; key -> how long it must live from now, for those it wrote.
 local raws, written
 
--- Reads every key of the call from KEYS[from] on in one MGET (512 at a time): a command costs
--- Redis's Lua bridge several times what its read does. Strings alone are kept; a key missing, or
--- of another type (a hash of the release before), is read again where it is met.
+-- Reads the call's keys from KEYS[from] on with one MGET (512 at a time): a command costs Redis's
+-- Lua bridge more than its read. Strings are kept; a key missing or of another type (a hash of the
+-- release before) is read again where it is met.
 local function prefetch(from)
   for i = from, #KEYS, 512 do
-    local j = i + 511
-    if j > #KEYS then j = #KEYS end
-    local found = call('MGET', unpack(KEYS, i, j))
-    for k = 1, #found do
-      if found[k] then raws[KEYS[i + k - 1]] = found[k] end
-    end
+    local found = call('MGET', unpack(KEYS, i, math.min(i + 511, #KEYS)))
+    for k = 1, #found do if found[k] then raws[KEYS[i + k - 1]] = found[k] end end
   end
 end
 

@@ -1,19 +1,19 @@
 /**
  * The part of the rate-limit script (`redis-script.ts`) that decides the common request without
  * building a table: one account, no layer, decided and charged (no peek, no shadow, no lease, no
- * strike pending: what the short form of a request says, see `redis-script.ts`), whose account
- * is in this release's layout (`account-layout-lua.ts`) with no ban or strike of any key, and
- * admitted by every window. It reads the account's bytes by
- * offsets, brings and charges each window of the policy on them as `window-lua.ts` does on
- * tables (`common-window-lua.ts`), and keeps the new bytes for the rest of the call (`raws`),
- * written back once at its end.
+ * strike pending: what the short form of a request says, see `redis-script.ts`), whose account is
+ * in this release's layout (`account-layout-lua.ts`) with no ban or strike of any key, or has no
+ * key yet (a new account), and admitted by every window. A window of the policy the account has
+ * none of is made new (`fresh`). It reads the account's bytes by offsets, brings and charges each
+ * window of the policy on them as `window-lua.ts` does on tables (`common-window-lua.ts`), and
+ * keeps the new bytes for the rest of the call (`raws`), written back once at its end.
  * Any other request, or one this part would refuse, goes to `decide` (the general path), having
  * changed nothing; an account the general path met in the call stays with it for the rest of
  * the call, and takes over one this part wrote (`account-state-lua.ts`).
  * It expects the script's locals `KEYS`, `now`, `out`, `revoked`, `policies`, `states`, `raws`,
  * `written`, `pcall`, `call`, `type`, `sub`, `floor`, `ceil`, the layout's and `cMet`, `cTotal`,
- * `cReset` and `charged`, and defines `common(index, key, policy, cost)` (true when it decided the
- * request: its answer is in `out`) and `saveWritten()`.
+ * `cReset`, `charged` and `fresh`, and defines `common(index, key, policy, cost)` (true when it
+ * decided the request: its answer is in `out`) and `saveWritten()`.
  */
 export const COMMON_PATH_LUA = `
 -- The keys it wrote in this call (set at the start of every call: redis-script.ts).
@@ -21,6 +21,8 @@ local writtenKeys
 -- The pieces of an account's new bytes, reused by every request (no table made per request); the
 -- account's first 6 bytes, by its number of windows (the same for every account of as many).
 local cParts, heads = {}, {}
+-- An account with no window, no ban and no TTL yet: what a key never written reads as.
+local NEW_ACCOUNT = HEAD .. '\\220\\0\\0\\144\\207' .. string.rep('\\0', 8)
 local concat = table.concat
 
 -- One request that asks for nothing but a decision and its charge (the caller has checked: no
@@ -37,8 +39,8 @@ local function common(index, key, policy, cost)
     if type(s) == 'table' then return false end
     raws[key] = s
   end
-  -- (false: no key)
-  if not s then return false end
+  -- No key (false): an account met for the first time, no window yet.
+  if not s then s = NEW_ACCOUNT end
   local h1, h2, h3, h4, a, b = byte(s, 1, 6)
   if h1 ~= 220 or h2 ~= 0 or h3 ~= 3 or h4 ~= 220 then return false end
   policy = policies[policy]
@@ -55,17 +57,24 @@ local function common(index, key, policy, cost)
   for k = 1, policy.n do cMet[k] = false end
   -- The windows in the order the account keeps them: the policy's charged, any other kept as is.
   local windows, p, m = (a * 256 + b) / 4, 7, 1
-  local head = heads[windows]
-  if head == nil then
-    head = sub(s, 1, 6)
-    heads[windows] = head
-  end
-  cParts[1] = head
   for j = 1, windows do
     m, p = charged(s, p, at, wins, cost, cParts, m)
     if m == nil then return false end
   end
-  for k = 1, policy.n do if not cMet[k] then return false end end
+  -- The policy's windows the account has none of, new after the others.
+  for k = 1, policy.n do
+    if not cMet[k] then
+      m = fresh(wins[k], k, cost, cParts, m)
+      if m == nil then return false end
+      windows = windows + 1
+    end
+  end
+  local head = heads[windows]
+  if head == nil then
+    head = HEAD .. arrayOf(windows * 4)
+    heads[windows] = head
+  end
+  cParts[1] = head
   -- No ban or strike of any key, and when the TTL ends last.
   local bans, et = byte(s, p, p + 1)
   if bans ~= 144 or et ~= 207 or #s ~= p + 9 then return false end

@@ -3,7 +3,8 @@
  * bytes (`account-layout-lua.ts`) for the common path (`common-path-lua.ts`): it reads the window
  * where it starts, brings it to now and charges it, as `window-lua.ts` does on tables, and returns
  * the window's new bytes. It expects the script's locals `now`, `floor`, `sub`, `monthStart`,
- * `monthEndOf` and the layout's, and defines `cMet`, `cTotal`, `cReset`, `windowAt(s, p)` and `charged(s, p, at, wins, cost, parts, m)`.
+ * `monthEndOf` and the layout's, and defines `cMet`, `cTotal`, `cReset`, `windowAt(s, p)`,
+ * `charged(s, p, at, wins, cost, parts, m)` and `fresh(win, k, cost, parts, m)`.
  */
 export const COMMON_WINDOW_LUA = `
 local rep = string.rep
@@ -58,6 +59,25 @@ local function chargedMonth(s, p, win, cost, parts, m, k)
   cTotal[k], cReset[k] = total + cost, monthEndOf(last)
   parts[m + 1] = char(161, byte(s, p + 1)) .. headInt(last) .. headInt(total + cost) .. '\\220\\0\\0'
   return m + 1, ends
+end
+
+-- A window of the policy the account has none of yet (a new account, or a plan that gained a
+-- window), charged cost as charge() does an empty window; its bytes go to parts after m. Returns
+-- the last piece's place, or nil when cost does not fit.
+local function fresh(win, k, cost, parts, m)
+  if cost > win[2] then return nil end
+  cTotal[k] = cost
+  if win[6] then
+    cReset[k] = monthEndOf(monthStart)
+    parts[m + 1] = char(161, byte(win[1])) .. headInt(monthStart) .. headInt(cost) .. '\\220\\0\\0'
+    return m + 1
+  end
+  local cur = win[7]
+  if cost > 4294967295 or cur > 4294967295 then return nil end
+  cReset[k] = (cur + win[4] + 1) * win[5]
+  parts[m + 1] = spack(HEAD_OF, 161, byte(win[1]), 206, cur, 206, cost, 220, 1)
+  parts[m + 2] = countOf(cost, widthOf(cost))
+  return m + 2
 end
 
 -- The window at p of s: when it is one of the policy's (at: its windows by their letter's byte)

@@ -2,7 +2,7 @@
  * The part of the rate-limit script (`redis-script.ts`) that decides any request: the general
  * path, with tables, for every request the common path (`common-path-lua.ts`) does not take: a
  * layer, a peek, shadow, a lease asked for or given back, a ban or strike on the account, a refusal.
- * Its fields are as the call's loop reads them (ARGV, see `redis-script.ts`). It expects the
+ * Its fields are as the call's loop reads them (its packed requests, `redis-call.ts`). It expects the
  * script's locals and the other parts' functions, and defines `leaseUnits`, `leaseEnds`,
  * `peekUnaccounted` (what the request being decided was granted, or for a peek the month's units
  * not accounted for) and `decide(index, at, key, policy, strikes, mode, cost, shadow, extra, want,
