@@ -23,7 +23,7 @@ local starts = {}
 -- bytes after them; WITH_ID reads the id too, as a string: only where it is needed); the full
 -- form's next (strikes, mode, shadow, further layers), each further layer's (its key's index and
 -- policy), and its lease terms (units asked for, units given back, when they were charged).
-local PREFIX, WITH_ID, TAIL, LAYER, LEASE = '<hBHdH', '<hBHdHc0', '<dBBB', '<hH', '<ddd'
+local PREFIX, WITH_ID, TAIL, LAYER, LEASE = '<i4BI4dH', '<i4BI4dHc0', '<dBBI4', '<i4I4', '<ddd'
 
 -- When a month that started at one of the call's month starts ends (a clock that stepped back
 -- may count in a later one).
@@ -88,8 +88,8 @@ if denyList then
   for i = 1, requests do
     local key, checks, _, _, keyId, q = sunpack(WITH_ID, packedRequests, p)
     if checks == 1 then asked[#asked + 1] = keyId at[#asked] = i end
-    -- The full form goes on: its strikes, mode, shadow, layers and lease terms.
-    if key >= 0 then q = q + 11 + 4 * byte(packedRequests, q + 10) + 24 end
+    -- The full form goes on: its strikes, mode, shadow, layers (8 bytes each) and lease terms.
+    if key >= 0 then q = q + 14 + 8 * sunpack('<I4', packedRequests, q + 10) + 24 end
     p = q
   end
   if #asked > 0 then

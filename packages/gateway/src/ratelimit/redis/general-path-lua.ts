@@ -17,12 +17,12 @@ local leaseUnits, leaseEnds, peekUnaccounted = 0, 0, 0
 -- where its bytes start in the call's packed requests, from which its key id and further layers
 -- are read here (the common path needs neither).
 local function decide(index, at, key, policy, strikes, mode, cost, shadow, extra, want, back, backAt)
-  -- Its layers follow the full form's strikes, mode, shadow and their count (11 bytes).
+  -- Its layers follow the full form's strikes, mode, shadow and their count (14 bytes).
   local _, _, _, _, keyId, r = sunpack(WITH_ID, packedRequests, at)
-  r = r + 11
+  r = r + 14
   local layers = { { key, policies[policy] } }
   for l = 1, extra do
-    local layerKey, layerPolicy = sunpack(LAYER, packedRequests, r + 4 * (l - 1))
+    local layerKey, layerPolicy = sunpack(LAYER, packedRequests, r + 8 * (l - 1))
     layers[l + 1] = { layerKey, policies[layerPolicy] }
   end
   local n = 0

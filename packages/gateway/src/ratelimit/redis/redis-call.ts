@@ -126,16 +126,18 @@ export function scriptCall(
 
 /*
  * A request's bytes (little-endian, as `struct` formats in the script read them). Both forms start
- * alike ('<hBHdHc0'): the index in KEYS of its account's key (int16; below 0 for the short form),
- * 1 to refuse it when the deny-list holds it (uint8), its policy's number (uint16), its cost
- * (double), its key id (uint16 length, then its UTF-8 bytes). The full form goes on ('<dBBB'):
- * its strikes (double), mode (uint8), shadow (uint8), its number of further layers (uint8), then
- * per layer its key's index and its policy ('<hH'), then its lease terms ('<ddd'): units asked
- * for, units given back and when they were charged. Out of range (a key index over 32,767, say),
- * Buffer's writes throw: the call is not sent.
+ * alike ('<i4BI4dH'): the index in KEYS of its account's key (int32; below 0 for the short form),
+ * 1 to refuse it when the deny-list holds it (uint8), its policy's number (uint32), its cost
+ * (double), its key id (uint16 length, then its UTF-8 bytes). The full form goes on ('<dBBI4'):
+ * its strikes (double), mode (uint8), shadow (uint8), its number of further layers (uint32), then
+ * per layer its key's index and its policy ('<i4I4'), then its lease terms ('<ddd'): units asked
+ * for, units given back and when they were charged. Indexes and counts take 4 bytes: a peek may
+ * carry thousands of ceilings, each a layer with its own key and policy. Out of range (a key id
+ * over 65,535 bytes, say), Buffer's writes throw: the call is not sent.
  */
-const PREFIX_BYTES = 15;
-const TAIL_BYTES = 11;
+const PREFIX_BYTES = 19;
+const TAIL_BYTES = 14;
+const LAYER_BYTES = 8;
 const LEASE_BYTES = 24;
 
 /** `count` requests' fields (short and full forms, as `scriptCall` lists them) in one string. */
@@ -149,7 +151,7 @@ export function packedRequests(fields: readonly (string | number)[], count: numb
       at += 5;
     } else {
       const extra = fields[at + 8] as number;
-      most += TAIL_BYTES + 4 * extra + LEASE_BYTES;
+      most += TAIL_BYTES + LAYER_BYTES * extra + LEASE_BYTES;
       at += 12 + 2 * extra;
     }
   }
@@ -158,9 +160,9 @@ export function packedRequests(fields: readonly (string | number)[], count: numb
   for (let i = 0, at = 0; i < count; i++) {
     const key = fields[at] as number;
     const short = key < 0;
-    p = out.writeInt16LE(key, p);
+    p = out.writeInt32LE(key, p);
     p = out.writeUInt8(fields[at + 2] === '1' ? 1 : 0, p);
-    p = out.writeUInt16LE(fields[at + 3] as number, p);
+    p = out.writeUInt32LE(fields[at + 3] as number, p);
     p = out.writeDoubleLE(Number(fields[at + (short ? 4 : 6)]), p);
     const length = out.write(fields[at + 1] as string, p + 2, 'utf8');
     p = out.writeUInt16LE(length, p) + length;
@@ -172,10 +174,10 @@ export function packedRequests(fields: readonly (string | number)[], count: numb
     p = out.writeDoubleLE(Number(fields[at + 4]), p);
     p = out.writeUInt8(Number(fields[at + 5]), p);
     p = out.writeUInt8(fields[at + 7] === '1' ? 1 : 0, p);
-    p = out.writeUInt8(extra, p);
+    p = out.writeUInt32LE(extra, p);
     for (let l = 0; l < extra; l++) {
-      p = out.writeInt16LE(fields[at + 9 + 2 * l] as number, p);
-      p = out.writeUInt16LE(fields[at + 10 + 2 * l] as number, p);
+      p = out.writeInt32LE(fields[at + 9 + 2 * l] as number, p);
+      p = out.writeUInt32LE(fields[at + 10 + 2 * l] as number, p);
     }
     const lf = at + 9 + 2 * extra;
     for (let k = 0; k < 3; k++) p = out.writeDoubleLE(Number(fields[lf + k]), p);

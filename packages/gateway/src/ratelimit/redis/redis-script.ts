@@ -102,7 +102,7 @@ ${CALL_START_LUA}
       key, p = -key, q
     else
       strikes, mode, shadow, extra, q = sunpack(TAIL, packedRequests, q)
-      want, back, backAt, p = sunpack(LEASE, packedRequests, q + 4 * extra)
+      want, back, backAt, p = sunpack(LEASE, packedRequests, q + 8 * extra)
       shadow = shadow == 1
       plain = strikes == 0 and mode == 0 and not shadow and extra == 0 and want == 0 and back == 0
     end
